@@ -1,0 +1,43 @@
+# Two commands on a fresh machine with Python 3.11+ and make:
+#   make serve   runs the course at http://localhost:5006
+#   make test    runs every test, real-browser tests included
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PORT ?= 5006
+
+.PHONY: serve test lint bench browser clean
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/activate
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+serve: $(VENV)/.installed
+	$(BIN)/python -m app --port $(PORT)
+
+# Playwright drives /usr/bin/chromium when present (Debian's chromium package, which .ci/run
+# installs); elsewhere it downloads its own Chromium once.
+browser: $(VENV)/.installed-test
+	@if [ -x /usr/bin/chromium ]; then echo "Using /usr/bin/chromium"; \
+	else $(BIN)/python -m playwright install chromium; fi
+
+test: $(VENV)/.installed-test browser
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+lint: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+
+bench: $(VENV)/.installed-test browser
+	$(BIN)/python bench/play_cpu.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-artifacts

@@ -1,0 +1,1 @@
+"""Overlap Lab's pages, routing and serving."""

@@ -1,0 +1,5 @@
+"""``python -m app`` serves the course."""
+
+from app.server import main
+
+main()

@@ -1,0 +1,1 @@
+"""One module per page; each exposes ``build() -> panel.viewable.Viewable``, called per session."""

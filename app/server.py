@@ -1,0 +1,52 @@
+"""Serve every page with ``python -m app`` (what ``make serve`` runs)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+import panel as pn
+
+from app.pages import index, queue
+
+
+def routes() -> dict[str, object]:
+    """Map each URL path to the function that builds that page for one session.
+
+    Returns
+    -------
+    dict of str to callable
+        Functions, never instances, so that every session gets its own models.
+    """
+    return {"/": index.build, "/queue": queue.build}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Start the server (blocks until interrupted).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Command-line arguments; see ``python -m app --help``.
+    """
+    parser = argparse.ArgumentParser(description="Serve Overlap Lab.")
+    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "5006")))
+    parser.add_argument("--address", default=os.environ.get("ADDRESS", "localhost"))
+    parser.add_argument(
+        "--allow-websocket-origin",
+        action="append",
+        default=[o for o in os.environ.get("ALLOW_WEBSOCKET_ORIGIN", "").split(",") if o],
+        help="Host[:port] browsers may connect from (repeatable); needed behind a proxy.",
+    )
+    parser.add_argument("--num-procs", type=int, default=1)
+    args = parser.parse_args(argv)
+    origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
+    pn.serve(
+        routes(),
+        port=args.port,
+        address=args.address,
+        websocket_origin=origins,
+        show=False,
+        title="Overlap Lab",
+        num_procs=args.num_procs,
+    )

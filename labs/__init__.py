@@ -1,0 +1,1 @@
+"""Overlap Lab's simulations: each lab is a pure model plus a Panel view."""

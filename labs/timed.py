@@ -1,0 +1,213 @@
+"""Shared base for lab models that advance in time: controls, validation, Step and Reset.
+
+Imports only param and numpy, like every model module.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import param
+
+
+class InvalidInput(ValueError):
+    """A control value was refused; the message says why, in words meant for the student."""
+
+
+def format_number(value: float) -> str:
+    """Format a number the way the inputs show it: no trailing zeros, at most 6 significant digits.
+
+    Parameters
+    ----------
+    value : float
+        The number to show.
+
+    Returns
+    -------
+    str
+        ``4`` for 4.0, ``0.5`` for 0.5, ``1e+03``-free plain notation where reasonable.
+    """
+    if value == int(value) and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.6g}"
+
+
+class TimedModel(param.Parameterized):
+    """A model with student-editable controls, an elapsed time t, Step and Reset.
+
+    Subclasses declare their controls as bounded ``param.Number`` parameters listed in
+    ``controls`` and implement :meth:`trajectory`.
+    """
+
+    controls: tuple[str, ...] = ()
+
+    t = param.Number(
+        default=0.0,
+        bounds=(0.0, None),
+        doc="Elapsed model time in seconds; never past the horizon.",
+    )
+    step_size = param.Number(
+        default=1.0,
+        bounds=(0.01, 1000.0),
+        doc="How far one press of Step advances t, in model seconds.",
+    )
+    horizon = param.Number(
+        default=10.0,
+        bounds=(0.1, 10000.0),
+        doc="The last model time that Step and Play reach, in seconds.",
+    )
+
+    def parse(self, name: str, raw: object) -> float:
+        """Turn what a student typed into a valid value for control ``name``, or refuse it.
+
+        Parameters
+        ----------
+        name : str
+            The parameter name of a control.
+        raw : object
+            The typed text or a number.
+
+        Returns
+        -------
+        float
+            The value, within the control's bounds.
+
+        Raises
+        ------
+        InvalidInput
+            If the value is not a finite number within the bounds; the message names the control,
+            the allowed range and the value that is kept.
+        """
+        if name not in self.param or not isinstance(self.param[name], param.Number):
+            raise InvalidInput(f"There is no control called {name!r}.")
+        parameter = self.param[name]
+        label = parameter.label
+        kept = f"kept {format_number(getattr(self, name))}"
+        text = raw.strip() if isinstance(raw, str) else raw
+        if isinstance(text, str):
+            text = text.replace("\u2212", "-")  # a typographic minus sign
+            if text.count(",") == 1 and "." not in text:
+                text = text.replace(",", ".")  # a decimal comma
+        try:
+            value = float(text)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            raise InvalidInput(
+                f"{label}: {str(raw).strip()!r} is not a number; {self.describe_range(name)}; {kept}."
+            ) from None
+        if not math.isfinite(value):
+            raise InvalidInput(f"{label} must be a finite number; {self.describe_range(name)}; {kept}.")
+        if not self._within_bounds(name, value):
+            raise InvalidInput(
+                f"{label} cannot be {format_number(value)}; {self.describe_range(name)}; {kept}."
+            )
+        return value
+
+    def describe_range(self, name: str) -> str:
+        """Say in words which values control ``name`` accepts.
+
+        Parameters
+        ----------
+        name : str
+            The parameter name of a control.
+
+        Returns
+        -------
+        str
+            For example ``"use a number above 0 and at most 100"``.
+        """
+        parameter = self.param[name]
+        low, high = parameter.bounds
+        low_inclusive, high_inclusive = parameter.inclusive_bounds
+        parts = []
+        if low is not None:
+            parts.append(f"{'at least' if low_inclusive else 'above'} {format_number(low)}")
+        if high is not None:
+            parts.append(f"{'at most' if high_inclusive else 'below'} {format_number(high)}")
+        return "use a number " + " and ".join(parts)
+
+    def _within_bounds(self, name: str, value: float) -> bool:
+        low, high = self.param[name].bounds
+        low_inclusive, high_inclusive = self.param[name].inclusive_bounds
+        if low is not None and (value < low or (value == low and not low_inclusive)):
+            return False
+        return not (high is not None and (value > high or (value == high and not high_inclusive)))
+
+    def apply(self, name: str, raw: object) -> float:
+        """Set control ``name`` from typed text or a number, keeping t; refuse bad input.
+
+        Parameters
+        ----------
+        name : str
+            The parameter name of a control listed in ``controls``.
+        raw : object
+            The typed text or a number.
+
+        Returns
+        -------
+        float
+            The value now in force.
+
+        Raises
+        ------
+        InvalidInput
+            If the value is refused; nothing changes then.
+        """
+        if name not in self.controls:
+            raise InvalidInput(f"There is no control called {name!r}.")
+        value = self.parse(name, raw)
+        setattr(self, name, value)
+        return value
+
+    def take_time(self, t: object) -> float:
+        """Take a time reported by the browser's playback as the truth, clamped to [0, horizon].
+
+        Parameters
+        ----------
+        t : object
+            The reported time in seconds.
+
+        Returns
+        -------
+        float
+            The elapsed time now in force.
+        """
+        try:
+            value = float(t)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return self.t
+        if math.isnan(value):
+            return self.t
+        self.t = float(np.clip(value, 0.0, self.horizon))
+        return self.t
+
+    def step(self) -> float:
+        """Advance t by the step size, stopping at the horizon.
+
+        Returns
+        -------
+        float
+            The new elapsed time.
+        """
+        self.t = min(self.horizon, self.t + self.step_size)
+        return self.t
+
+    def reset(self) -> None:
+        """Put every control back to its default and t back to 0."""
+        defaults = {name: self.param[name].default for name in (*self.controls, "step_size", "horizon")}
+        self.param.update(t=0.0, **defaults)
+
+    @property
+    def at_end(self) -> bool:
+        """Whether t has reached the horizon."""
+        return self.t >= self.horizon
+
+    def trajectory(self) -> dict[str, np.ndarray]:
+        """Breakpoints of the piecewise-linear path from t = 0 to the horizon.
+
+        Returns
+        -------
+        dict of str to numpy.ndarray
+            ``"t"`` and one array per quantity; linear interpolation between breakpoints is exact.
+        """
+        raise NotImplementedError

@@ -1,0 +1,61 @@
+"""A text field for one numeric control that applies on Enter or blur and refuses bad input."""
+
+from __future__ import annotations
+
+import html
+import panel as pn
+import param
+from panel.viewable import Viewer
+
+from labs.timed import InvalidInput, TimedModel, format_number
+
+
+class NumberField(Viewer):
+    """Edit one control of a :class:`~labs.timed.TimedModel` by typing an exact value.
+
+    The field's accessible name is the control's label plus its unit. A refused value leaves the
+    model untouched, puts the last valid value back in the field and shows why, right below it.
+    """
+
+    model = param.ClassSelector(class_=TimedModel, doc="The model whose control this edits.")
+    control = param.String(doc="The parameter name of the control, e.g. 'arrival_rate'.")
+    unit = param.String(default="", doc="Unit shown after the label, e.g. 'units/s'.")
+    error = param.String(default="", doc="Why the last typed value was refused; empty when fine.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        label = self.model.param[self.control].label
+        name = f"{label} ({self.unit})" if self.unit else label
+        self.input = pn.widgets.TextInput(
+            name=name,
+            value=format_number(getattr(self.model, self.control)),
+            sizing_mode="stretch_width",
+            min_width=140,
+        )
+        self.input.param.watch(self._typed, "value")
+        self.model.param.watch(self._model_changed, self.control)
+        self._message = pn.pane.HTML(self._message_html, sizing_mode="stretch_width", margin=(0, 10))
+
+    @param.depends("error")
+    def _message_html(self) -> str:
+        if not self.error:
+            return ""
+        return f'<p role="alert" class="field-error">{html.escape(self.error)}</p>'
+
+    def _typed(self, event: param.parameterized.Event) -> None:
+        shown = format_number(getattr(self.model, self.control))
+        if event.new == shown:
+            return
+        try:
+            self.model.apply(self.control, event.new)
+        except InvalidInput as refusal:
+            self.error = str(refusal)
+            self.input.value = shown
+            return
+        self.error = ""
+
+    def _model_changed(self, event: param.parameterized.Event) -> None:
+        self.input.value = format_number(event.new)
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return pn.Column(self.input, self._message, sizing_mode="stretch_width", min_width=150)

@@ -1,0 +1,262 @@
+"""Reset, Step and Play for a lab, with Play running entirely in the browser.
+
+design.md measured a server-driven animation at about 2 ms of server CPU per frame, so during Play
+no message passes between page and server. The model hands the browser the breakpoints of its
+piecewise-linear trajectory; ``player.js`` advances t, moves the marker, reveals the path and
+rewrites the readout with ``setv(..., {sync: false})``. On Pause, at the horizon, at Step or Reset
+and when a control is edited while playing, the browser sends one command carrying its t, and the
+model takes that t as the truth.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.core.properties import Any, Dict, Float, Int, String
+from bokeh.layouts import row
+from bokeh.model import DataModel
+from bokeh.models import Button, ColumnDataSource, CustomJS, Div, Select
+
+from labs.timed import TimedModel
+
+PLAYER_JS = (Path(__file__).with_name("player.js")).read_text(encoding="utf-8")
+
+SPEEDS = {"0.5×": 0.5, "1×": 1.0, "2×": 2.0, "4×": 4.0}
+
+ACTIONS = frozenset({"pause", "end", "sync", "step", "reset"})
+
+_PLACEHOLDER = re.compile(r"\{(\w+)(?::(\d+))?\}")
+
+
+class PlaybackState(DataModel):
+    """What the page and the server share about playback; the server owns all but ``command``."""
+
+    t = Float(default=0.0, help="The model's elapsed time as the server last set it.")
+    horizon = Float(default=10.0, help="Where playback stops.")
+    template = String(default="", help="Readout text with {t} and {column[:digits]} placeholders.")
+    epoch = Int(default=0, help="Bumped by the server to stop any playback in the browser.")
+    command = Dict(String, Any, help="Browser to server: {action, t, seq}, one per user action.")
+
+
+def fill_template(template: str, values: Mapping[str, float]) -> str:
+    """Fill ``{name}`` / ``{name:digits}`` placeholders exactly as ``player.js`` does.
+
+    Parameters
+    ----------
+    template : str
+        Readout text with placeholders; two decimals unless ``:digits`` says otherwise.
+    values : mapping of str to float
+        The numbers to put in.
+
+    Returns
+    -------
+    str
+        The readout text; unknown placeholders are left as they are.
+    """
+
+    def number(match: re.Match[str]) -> str:
+        key, digits = match.group(1), match.group(2)
+        if key not in values:
+            return match.group(0)
+        return f"{float(values[key]):.{2 if digits is None else int(digits)}f}"
+
+    return _PLACEHOLDER.sub(number, template)
+
+
+def readout_html(text: str, busy: bool = False) -> str:
+    """Wrap readout text in the lab's live status element (``role="status"``).
+
+    Parameters
+    ----------
+    text : str
+        Already-escaped readout text.
+    busy : bool
+        True while playing, so that screen readers hold announcements until playback stops.
+
+    Returns
+    -------
+    str
+        The HTML that ``player.js`` also produces.
+    """
+    return (
+        f'<div role="status" aria-live="polite" aria-atomic="true" '
+        f'aria-busy="{"true" if busy else "false"}" class="readout">{text}</div>'
+    )
+
+
+def sample(trajectory: Mapping[str, np.ndarray], t: float) -> dict[str, float]:
+    """Interpolate every column of a trajectory at time ``t``.
+
+    Parameters
+    ----------
+    trajectory : mapping of str to numpy.ndarray
+        Breakpoints with a ``"t"`` column.
+    t : float
+        Model time in seconds.
+
+    Returns
+    -------
+    dict of str to float
+        ``"t"`` and each column's value at t.
+    """
+    values = {"t": float(t)}
+    for key, column in trajectory.items():
+        if key != "t":
+            values[key] = float(np.interp(t, trajectory["t"], column))
+    return values
+
+
+def revealed(trajectory: Mapping[str, np.ndarray], t: float) -> dict[str, list[float]]:
+    """The part of a trajectory from 0 up to ``t``, ending exactly at t.
+
+    Parameters
+    ----------
+    trajectory : mapping of str to numpy.ndarray
+        Breakpoints with a ``"t"`` column.
+    t : float
+        Model time in seconds.
+
+    Returns
+    -------
+    dict of str to list of float
+        Breakpoints before t plus the interpolated point at t.
+    """
+    before = trajectory["t"] < t
+    end = sample(trajectory, t)
+    return {key: [*map(float, column[before]), end[key]] for key, column in trajectory.items()}
+
+
+class Transport(param.Parameterized):
+    """Reset, Step, Play/Pause and a speed choice for one model, plus the shared readout.
+
+    The lab's view draws ``reveal`` (the path so far) and ``marker`` (the point at t) and supplies
+    the readout template; :meth:`refresh` pushes the model's state to the page.
+    """
+
+    model = param.ClassSelector(class_=TimedModel, doc="The model this transport drives.")
+    allowed = param.Boolean(default=True, doc="Whether Step and Play may run (exercise gating).")
+
+    def __init__(
+        self,
+        template: Callable[[], str],
+        redraw: Callable[[], None] | None = None,
+        **params,
+    ):
+        super().__init__(**params)
+        self._template = template
+        self._redraw = redraw or self.refresh
+        trajectory = self.model.trajectory()
+        self.state = PlaybackState(horizon=self.model.horizon)
+        self.traj = ColumnDataSource(data={k: list(v) for k, v in trajectory.items()})
+        self.reveal = ColumnDataSource(data=revealed(trajectory, 0.0))
+        self.marker = ColumnDataSource(data={k: [v] for k, v in sample(trajectory, 0.0).items()})
+        self.status = Div(text="", sizing_mode="stretch_width", css_classes=["lab-readout"])
+        self.reset_button = Button(label="Reset", width=90)
+        self.step_button = Button(label="Step", width=90)
+        self.play_button = Button(label="Play", width=90, button_type="primary")
+        self.speed = Select(title="Speed", value="1×", options=list(SPEEDS), width=90)
+        self._js_args = args = dict(
+            state=self.state,
+            play=self.play_button,
+            speed_select=self.speed,
+            traj=self.traj,
+            reveal=self.reveal,
+            marker=self.marker,
+            status=self.status,
+        )
+        self.play_button.js_on_click(
+            CustomJS(args=args, code=PLAYER_JS + "\nif (P.playing) { stop('pause') } else { start() }")
+        )
+        self.step_button.js_on_click(
+            CustomJS(args=args, code=PLAYER_JS + "\nconst at = P.playing ? P.t : null; stop(null); send('step', at)")
+        )
+        self.reset_button.js_on_click(
+            CustomJS(args=args, code=PLAYER_JS + "\nstop(null); send('reset', null)")
+        )
+        self.state.js_on_change("epoch", CustomJS(args=args, code=PLAYER_JS + "\nstop(null)"))
+        self._sync_js = CustomJS(args=args, code=PLAYER_JS + "\nif (P.playing) send('sync', P.t)")
+        self.state.on_change("command", self._on_command)
+        self.param.watch(self._gate, "allowed")
+
+    def sync_on_edit(self, widget: pn.widgets.Widget) -> None:
+        """Make an edit of ``widget`` while playing report the browser's t to the server.
+
+        Parameters
+        ----------
+        widget : panel.widgets.Widget
+            A control input whose edits should keep the elapsed time.
+        """
+        widget.jscallback(args=self._js_args, value=self._sync_js.code)
+
+    def controls(self) -> pn.pane.Bokeh:
+        """The Reset, Step, Play buttons and the speed choice, as one Panel object."""
+        return pn.pane.Bokeh(
+            row(self.reset_button, self.step_button, self.play_button, self.speed,
+                sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
+
+    def readout(self) -> pn.pane.Bokeh:
+        """The live status element, as a Panel object."""
+        return pn.pane.Bokeh(self.status, sizing_mode="stretch_width")
+
+    def _gate(self, event: param.parameterized.Event) -> None:
+        self.play_button.disabled = not event.new
+        self.step_button.disabled = not event.new
+        if not event.new:
+            self.stop_browser_playback()
+
+    def stop_browser_playback(self) -> None:
+        """Stop any playback running in the browser, without it reporting its time."""
+        self.state.epoch += 1
+
+    def _on_command(self, attr: str, old: dict, new: dict) -> None:
+        if not isinstance(new, dict) or new.get("action") not in ACTIONS:
+            return
+        action = new["action"]
+        before = self.model.param.values()
+        with pn.io.hold(self.state.document):
+            if new.get("t") is not None:
+                self.model.take_time(new["t"])
+            if action == "step" and self.allowed:
+                self.model.step()
+            elif action == "reset":
+                self.model.reset()
+            if self.model.param.values() == before:
+                # The model's watchers redraw on a change; with none, the page still has to be
+                # brought back from what the browser drew unsynced while playing.
+                self._redraw()
+
+    def refresh(self) -> None:
+        """Send the model's current state to the page in one message."""
+        trajectory = self.model.trajectory()
+        t = self.model.t
+        template = self._template()
+        with pn.io.hold(self.state.document):
+            self.traj.data = {k: list(map(float, v)) for k, v in trajectory.items()}
+            self.reveal.data = revealed(trajectory, t)
+            self.marker.data = {k: [v] for k, v in sample(trajectory, t).items()}
+            self.state.update(t=t, horizon=self.model.horizon, template=template)
+            self.status.text = readout_html(fill_template(template, sample(trajectory, t)))
+
+
+def escape(text: str) -> str:
+    """Escape text for the readout template (placeholders survive: braces are not escaped).
+
+    Parameters
+    ----------
+    text : str
+        Plain text.
+
+    Returns
+    -------
+    str
+        HTML-safe text.
+    """
+    return html.escape(text, quote=False)

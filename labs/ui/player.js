@@ -1,0 +1,87 @@
+// Browser-side playback shared by every lab. Prepended to each CustomJS callback of a Transport.
+// Args in scope: state (PlaybackState), play (Button), speed_select (Select), traj, reveal and
+// marker (ColumnDataSource), status (Div).
+// During Play nothing below sends a message: every visual change uses setv(..., {sync: false}).
+// The only synced write is send(), once per Pause, end, Step, Reset or edit-while-playing.
+const P = state._player ?? (state._player = {playing: false, t: 0, last: 0, raf: 0})
+
+function send(action, t) {
+  const seq = ((state.command && state.command.seq) || 0) + 1
+  state.command = {action: action, t: t, seq: seq}
+}
+
+function interp(ts, ys, t) {
+  const n = ts.length
+  if (n === 0) return 0
+  if (t <= ts[0]) return ys[0]
+  for (let i = 1; i < n; i++) {
+    if (t <= ts[i]) {
+      const span = ts[i] - ts[i - 1]
+      const f = span > 0 ? (t - ts[i - 1]) / span : 1
+      return ys[i - 1] + f * (ys[i] - ys[i - 1])
+    }
+  }
+  return ys[n - 1]
+}
+
+function fill(template, values) {
+  return template.replace(/\{(\w+)(?::(\d+))?\}/g, (whole, key, digits) =>
+    key in values ? Number(values[key]).toFixed(digits === undefined ? 2 : Number(digits)) : whole)
+}
+
+function readout(text, busy) {
+  return `<div role="status" aria-live="polite" aria-atomic="true" aria-busy="${busy}" class="readout">${text}</div>`
+}
+
+function frame(t) {
+  const data = traj.data
+  const ts = Array.from(data.t)
+  const keys = Object.keys(data)
+  const values = {t: t}
+  const revealed = {}
+  for (const key of keys) {
+    revealed[key] = []
+    if (key !== "t") values[key] = interp(ts, Array.from(data[key]), t)
+  }
+  for (let i = 0; i < ts.length && ts[i] < t; i++) {
+    for (const key of keys) revealed[key].push(data[key][i])
+  }
+  const point = {}
+  for (const key of keys) {
+    revealed[key].push(values[key])
+    point[key] = [values[key]]
+  }
+  reveal.setv({data: revealed}, {sync: false})
+  marker.setv({data: point}, {sync: false})
+  status.setv({text: readout(fill(state.template, values), true)}, {sync: false})
+}
+
+function stop(report) {
+  if (!P.playing) return
+  P.playing = false
+  cancelAnimationFrame(P.raf)
+  play.setv({label: "Play"}, {sync: false})
+  state.setv({t: P.t}, {sync: false})
+  if (report) send(report, P.t)
+}
+
+function start() {
+  P.t = state.t >= state.horizon ? 0 : state.t
+  P.playing = true
+  P.last = performance.now()
+  play.setv({label: "Pause"}, {sync: false})
+  const tick = (now) => {
+    if (!P.playing) return
+    const speed = parseFloat(speed_select.value) || 1
+    P.t = Math.min(state.horizon, P.t + Math.max(0, now - P.last) / 1000 * speed)
+    P.last = now
+    frame(P.t)
+    if (P.t >= state.horizon) {
+      stop("end")
+      return
+    }
+    P.raf = requestAnimationFrame(tick)
+  }
+  frame(P.t)
+  P.raf = requestAnimationFrame(tick)
+}
