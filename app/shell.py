@@ -39,6 +39,7 @@ def page(title: str, main: object, intro: str = "") -> pn.template.BootstrapTemp
         header_background="#1f3b57",
         collapsed_sidebar=True,
         raw_css=[CSS],
+        busy_indicator=None,
     )
     nav = pn.pane.HTML('<nav aria-label="Course"><a href="./">← All lessons and labs</a></nav>')
     template.main.append(nav)

@@ -93,10 +93,13 @@ class TimedModel(param.Parameterized):
             value = float(text)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             raise InvalidInput(
-                f"{label}: {str(raw).strip()!r} is not a number; {self.describe_range(name)}; {kept}."
+                f"{label}: {str(raw).strip()!r} is not a number; "
+                f"{self.describe_range(name)}; {kept}."
             ) from None
         if not math.isfinite(value):
-            raise InvalidInput(f"{label} must be a finite number; {self.describe_range(name)}; {kept}.")
+            raise InvalidInput(
+                f"{label} must be a finite number; {self.describe_range(name)}; {kept}."
+            )
         if not self._within_bounds(name, value):
             raise InvalidInput(
                 f"{label} cannot be {format_number(value)}; {self.describe_range(name)}; {kept}."
@@ -194,7 +197,9 @@ class TimedModel(param.Parameterized):
 
     def reset(self) -> None:
         """Put every control back to its default and t back to 0."""
-        defaults = {name: self.param[name].default for name in (*self.controls, "step_size", "horizon")}
+        defaults = {
+            name: self.param[name].default for name in (*self.controls, "step_size", "horizon")
+        }
         self.param.update(t=0.0, **defaults)
 
     @property

@@ -10,10 +10,14 @@ from labs.queue.view import QueueLab
 
 def build() -> pn.template.base.BaseTemplate:
     """Build the page for one session: a fresh model and view."""
-    return page("Queue lab", QueueLab(), intro=(
-        "Set the arrival rate λ and the service rate μ, then Step or Play to watch the fluid "
-        "backlog grow or drain. The M/M/1 panel is a separate reference model."
-    ))
+    return page(
+        "Queue lab",
+        QueueLab(),
+        intro=(
+            "Set the arrival rate λ and the service rate μ, then Step or Play to watch the fluid "
+            "backlog grow or drain. The M/M/1 panel is a separate reference model."
+        ),
+    )
 
 
 if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:

@@ -76,7 +76,8 @@ class QueueLab(Viewer):
     def _template(self) -> str:
         m = self.model
         return escape(
-            f"t = {{t}} s · backlog = {{backlog}} units · net rate λ − μ = {m.net_rate:+.2f} units/s"
+            "t = {t} s · backlog = {backlog} units · "
+            f"net rate λ − μ = {m.net_rate:+.2f} units/s"
         )
 
     def _make_figure(self):
@@ -93,12 +94,28 @@ class QueueLab(Viewer):
         )
         line = fig.line("t", "backlog", source=self.transport.reveal, line_width=3, color="#1f6fb2")
         fig.scatter("t", "backlog", source=self.transport.marker, size=12, color="#d4541a")
-        fig.add_tools(HoverTool(renderers=[line], tooltips=[("t", "@t{0.00} s"),
-                                                             ("backlog", "@backlog{0.00}")]))
-        self.mm1_line = Span(dimension="width", line_dash="dashed", line_color="#6a3d9a",
-                             line_width=2, location=0, visible=False)
-        self.mm1_label = Label(x=0.2, y=0, text="", text_color="#6a3d9a", text_font_size="12px",
-                               y_offset=4, visible=False)
+        fig.add_tools(
+            HoverTool(
+                renderers=[line], tooltips=[("t", "@t{0.00} s"), ("backlog", "@backlog{0.00}")]
+            )
+        )
+        self.mm1_line = Span(
+            dimension="width",
+            line_dash="dashed",
+            line_color="#6a3d9a",
+            line_width=2,
+            location=0,
+            visible=False,
+        )
+        self.mm1_label = Label(
+            x=0.2,
+            y=0,
+            text="",
+            text_color="#6a3d9a",
+            text_font_size="12px",
+            y_offset=4,
+            visible=False,
+        )
         fig.add_layout(self.mm1_line)
         fig.add_layout(self.mm1_label)
         return fig
@@ -142,8 +159,11 @@ class QueueLab(Viewer):
         self.figure.x_range.update(start=0, end=model.horizon)
         self.figure.y_range.update(start=0, end=nice_ceiling(peak * 1.1 if peak > 0 else 1))
         self.mm1_line.update(visible=ref is not None, location=ref.L if ref else 0)
-        self.mm1_label.update(visible=ref is not None, y=ref.L if ref else 0,
-                              text=f"M/M/1 mean L = {ref.L:.2f}" if ref else "")
+        self.mm1_label.update(
+            visible=ref is not None,
+            y=ref.L if ref else 0,
+            text=f"M/M/1 mean L = {ref.L:.2f}" if ref else "",
+        )
         self.mm1_panel.object = self._mm1_html()
         self.transport.refresh()
 

@@ -1,1 +1,1 @@
-"""View building blocks shared by the labs: a named region, typed number fields, browser playback."""
+"""View pieces shared by the labs: a named region, typed number fields, browser playback."""

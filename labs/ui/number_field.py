@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+
 import panel as pn
 import param
 from panel.viewable import Viewer
@@ -34,7 +35,9 @@ class NumberField(Viewer):
         )
         self.input.param.watch(self._typed, "value")
         self.model.param.watch(self._model_changed, self.control)
-        self._message = pn.pane.HTML(self._message_html, sizing_mode="stretch_width", margin=(0, 10))
+        self._message = pn.pane.HTML(
+            self._message_html, sizing_mode="stretch_width", margin=(0, 10)
+        )
 
     @param.depends("error")
     def _message_html(self) -> str:

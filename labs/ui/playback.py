@@ -161,7 +161,7 @@ class Transport(param.Parameterized):
         self.step_button = Button(label="Step", width=90)
         self.play_button = Button(label="Play", width=90, button_type="primary")
         self.speed = Select(title="Speed", value="1×", options=list(SPEEDS), width=90)
-        self._js_args = args = dict(
+        self._js_args = dict(
             state=self.state,
             play=self.play_button,
             speed_select=self.speed,
@@ -170,17 +170,12 @@ class Transport(param.Parameterized):
             marker=self.marker,
             status=self.status,
         )
-        self.play_button.js_on_click(
-            CustomJS(args=args, code=PLAYER_JS + "\nif (P.playing) { stop('pause') } else { start() }")
-        )
+        self.play_button.js_on_click(self._js("if (P.playing) { stop('pause') } else { start() }"))
         self.step_button.js_on_click(
-            CustomJS(args=args, code=PLAYER_JS + "\nconst at = P.playing ? P.t : null; stop(null); send('step', at)")
+            self._js("const at = P.playing ? P.t : null; stop(null); send('step', at)")
         )
-        self.reset_button.js_on_click(
-            CustomJS(args=args, code=PLAYER_JS + "\nstop(null); send('reset', null)")
-        )
-        self.state.js_on_change("epoch", CustomJS(args=args, code=PLAYER_JS + "\nstop(null)"))
-        self._sync_js = CustomJS(args=args, code=PLAYER_JS + "\nif (P.playing) send('sync', P.t)")
+        self.reset_button.js_on_click(self._js("stop(null); send('reset', null)"))
+        self.state.js_on_change("epoch", self._js("stop(null)"))
         self.state.on_change("command", self._on_command)
         self.param.watch(self._gate, "allowed")
 
@@ -192,13 +187,24 @@ class Transport(param.Parameterized):
         widget : panel.widgets.Widget
             A control input whose edits should keep the elapsed time.
         """
-        widget.jscallback(args=self._js_args, value=self._sync_js.code)
+        widget.jscallback(
+            args=self._js_args, value=PLAYER_JS + "\nif (P.playing) send('sync', P.t)"
+        )
+
+    def _js(self, action: str) -> CustomJS:
+        """A browser callback: the shared player code, then ``action``."""
+        return CustomJS(args=self._js_args, code=f"{PLAYER_JS}\n{action}")
 
     def controls(self) -> pn.pane.Bokeh:
         """The Reset, Step, Play buttons and the speed choice, as one Panel object."""
         return pn.pane.Bokeh(
-            row(self.reset_button, self.step_button, self.play_button, self.speed,
-                sizing_mode="stretch_width"),
+            row(
+                self.reset_button,
+                self.step_button,
+                self.play_button,
+                self.speed,
+                sizing_mode="stretch_width",
+            ),
             sizing_mode="stretch_width",
         )
 

@@ -1,0 +1,175 @@
+"""Fixtures: a live server running the real app, and a Chromium page that fails on any error."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@dataclass
+class LiveServer:
+    """The app served by ``python -m app`` in a subprocess."""
+
+    url: str
+    log: Path
+    process: subprocess.Popen
+
+    def tracebacks(self) -> str:
+        text = self.log.read_text(errors="replace")
+        return text if "Traceback" in text or "ERROR" in text else ""
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    port = _free_port()
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    with log.open("w") as sink:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "app", "--port", str(port)],
+            cwd=ROOT,
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+        )
+    url = f"http://localhost:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url + "/", timeout=2).read()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"server did not start:\n{log.read_text()}")
+            time.sleep(0.2)
+    yield LiveServer(url=url, log=log, process=process)
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:  # pragma: no cover - the test extra installs it
+        if os.environ.get("OVERLAP_REQUIRE_BROWSER"):
+            raise
+        pytest.skip("playwright is not installed")
+    with sync_playwright() as playwright:
+        options: dict = {"args": CHROMIUM_ARGS}
+        if CHROMIUM.exists():
+            options["executable_path"] = str(CHROMIUM)
+        try:
+            chromium = playwright.chromium.launch(**options)
+        except Exception as error:  # no browser on this machine
+            if os.environ.get("OVERLAP_REQUIRE_BROWSER"):
+                raise
+            pytest.skip(f"no Chromium to drive: {error}")
+        yield chromium
+        chromium.close()
+
+
+@dataclass
+class WebsocketLog:
+    """Bokeh protocol messages seen on the page's websocket, with the time they passed.
+
+    Playwright's sync API delivers frame events only while the test is inside a Playwright call,
+    so tests wait with ``page.wait_for_timeout``, never ``time.sleep``, to keep these times true.
+    """
+
+    messages: list[tuple[float, str, str]] = field(default_factory=list)
+
+    def record(self, direction: str, payload: object) -> None:
+        if not isinstance(payload, str):
+            return
+        try:
+            header = json.loads(payload)
+        except ValueError:
+            return
+        if isinstance(header, dict) and "msgtype" in header:
+            self.messages.append((time.monotonic(), direction, header["msgtype"]))
+
+    def wait_for_quiet(self, page, seconds: float = 0.5, timeout: float = 10.0) -> None:
+        """Wait until no message has passed for ``seconds`` (earlier edits are all answered)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            last = self.messages[-1][0] if self.messages else 0.0
+            if time.monotonic() - last >= seconds:
+                return
+            page.wait_for_timeout(100)
+        raise AssertionError("the websocket never went quiet")
+
+    def between(self, start: float, end: float, direction: str) -> list[str]:
+        return [kind for at, way, kind in self.messages if start <= at <= end and way == direction]
+
+
+@pytest.fixture
+def page(browser, live_server: LiveServer, request: pytest.FixtureRequest):
+    """A fresh browser page; the test fails on any page error, console error or server traceback."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    new_page = context.new_page()
+    problems: list[str] = []
+    new_page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    new_page.on(
+        "console",
+        lambda message: (
+            problems.append(f"console {message.type}: {message.text}")
+            if message.type == "error"
+            else None
+        ),
+    )
+    websocket = WebsocketLog()
+
+    def watch(ws) -> None:
+        ws.on("framesent", lambda payload: websocket.record("sent", payload))
+        ws.on("framereceived", lambda payload: websocket.record("received", payload))
+
+    new_page.on("websocket", watch)
+    new_page.websocket_log = websocket  # type: ignore[attr-defined]
+    new_page.base_url = live_server.url  # type: ignore[attr-defined]
+    before = live_server.log.read_text(errors="replace")
+    yield new_page
+    failed = getattr(request.node, "rep_call", None)
+    if failed is not None and failed.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        new_page.screenshot(path=str(ARTIFACTS / f"failed-{request.node.name}.png"), full_page=True)
+    context.close()
+    after = live_server.log.read_text(errors="replace")[len(before) :]
+    assert "Traceback" not in after, f"server traceback during the test:\n{after}"
+    assert not problems, "browser errors during the test:\n" + "\n".join(problems)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call":
+        item.rep_call = report
+    return report

@@ -1,0 +1,59 @@
+"""What a student does in a lab, written once for the browser tests: find by role and name."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from playwright.sync_api import Locator, Page, expect
+
+NUMBER = r"(-?[\d.]+)"
+
+
+def open_lab(page: Page, path: str, name: str) -> Locator:
+    """Open ``path`` and return the lab region called ``name`` once it is ready."""
+    page.goto(page.base_url + path)  # type: ignore[attr-defined]
+    lab = page.get_by_role("region", name=name)
+    expect(lab.get_by_role("status").first).to_contain_text("=", timeout=20_000)
+    return lab
+
+
+def type_value(lab: Locator, field: str, value: str) -> None:
+    """Type into the input whose accessible name contains ``field`` and press Enter."""
+    box = lab.get_by_role("textbox", name=field)
+    box.fill(value)
+    box.press("Enter")
+
+
+def readout(lab: Locator) -> str:
+    """The text of the lab's status readout."""
+    return lab.get_by_role("status").first.inner_text()
+
+
+def readings(lab: Locator) -> dict[str, float]:
+    """Every ``name = number`` in one read of the readout, e.g. ``{"t": 1.0, "backlog": 5.0}``."""
+    text = readout(lab)
+    return {name: float(value) for name, value in re.findall(r"(\w+) = " + NUMBER, text)}
+
+
+def reading(lab: Locator, label: str) -> float:
+    """The number after ``label =`` in the readout, e.g. ``reading(lab, "backlog")``."""
+    text = readout(lab)
+    match = re.search(re.escape(label) + r" = " + NUMBER, text)
+    assert match, f"no '{label} = …' in readout {text!r}"
+    return float(match.group(1))
+
+
+def wait_for_reading(lab: Locator, label: str, expected: float, timeout: float = 10.0) -> None:
+    """Wait until ``label = expected`` (to two decimals) shows in the readout."""
+    expect(lab.get_by_role("status").first).to_contain_text(
+        f"{label} = {expected:.2f}", timeout=timeout * 1000
+    )
+
+
+def wait_until(predicate, timeout: float = 15.0, interval: float = 0.05) -> None:
+    """Poll ``predicate`` until it is true or fail after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(interval)

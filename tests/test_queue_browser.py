@@ -1,0 +1,173 @@
+"""The queue lab in a real Chromium, doing what the seed exercises ask a student to do."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.student import (
+    open_lab,
+    reading,
+    readings,
+    readout,
+    type_value,
+    wait_for_reading,
+    wait_until,
+)
+
+pytestmark = pytest.mark.browser
+
+
+def set_rates(lab, arrival: str, service: str) -> None:
+    type_value(lab, "Arrival rate λ", arrival)
+    type_value(lab, "Service rate μ", service)
+    expect(lab.get_by_role("status").first).to_contain_text(
+        f"net rate λ − μ = {float(arrival) - float(service):+.2f}"
+    )
+
+
+def test_index_links_to_the_queue_lab(page):
+    page.goto(page.base_url + "/")
+    page.get_by_role("link", name="Queue lab").click()
+    expect(page.get_by_role("region", name="Queue lab")).to_be_visible(timeout=20_000)
+
+
+def test_growth_exercise_by_stepping(page):
+    lab = open_lab(page, "/queue", "Queue lab")
+    lab.get_by_role("button", name="Reset").click()
+    set_rates(lab, "4", "3")
+    for t, backlog in [(1, 5), (2, 6), (3, 7)]:
+        lab.get_by_role("button", name="Step").click()
+        wait_for_reading(lab, "t", t)
+        assert reading(lab, "backlog") == backlog
+    expect(lab).to_contain_text("no steady state")
+
+
+def test_drain_exercise_by_playing(page):
+    lab = open_lab(page, "/queue", "Queue lab")
+    lab.get_by_role("button", name="Reset").click()
+    set_rates(lab, "2", "3")
+    expect(lab).to_contain_text("L = 2.00")
+    lab.get_by_role("combobox", name="Speed").select_option("2×")
+    lab.get_by_role("button", name="Play").click()
+    expect(lab.get_by_role("button", name="Pause")).to_be_visible()
+    seen: list[tuple[float, float]] = []
+
+    def sample_until_done() -> bool:
+        now = readings(lab)
+        seen.append((now["t"], now["backlog"]))
+        return seen[-1][0] >= 10
+
+    wait_until(sample_until_done, timeout=20)
+    for t, backlog in seen:
+        assert backlog == pytest.approx(max(0.0, 4 - t), abs=0.011), (t, backlog)
+    times = [t for t, _ in seen]
+    assert any(2.5 < t < 3.5 for t in times) and any(4 < t < 9 for t in times), times
+    assert [b for t, b in seen if t >= 4] and all(b == 0 for t, b in seen if t >= 4)
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    wait_for_reading(lab, "backlog", 0)
+
+
+def test_steps_to_three_then_four_drain_to_one_then_zero(page):
+    lab = open_lab(page, "/queue", "Queue lab")
+    lab.get_by_role("button", name="Reset").click()
+    set_rates(lab, "2", "3")
+    expected = {1: 3, 2: 2, 3: 1, 4: 0, 5: 0}
+    for t, backlog in expected.items():
+        lab.get_by_role("button", name="Step").click()
+        wait_for_reading(lab, "t", t)
+        assert reading(lab, "backlog") == backlog
+
+
+def test_edit_at_t2_keeps_time_and_restarts_formula_from_q0(page):
+    lab = open_lab(page, "/queue", "Queue lab")
+    lab.get_by_role("button", name="Reset").click()
+    set_rates(lab, "2", "3")
+    lab.get_by_role("button", name="Step").click()
+    lab.get_by_role("button", name="Step").click()
+    wait_for_reading(lab, "backlog", 2)
+    type_value(lab, "Arrival rate λ", "4")
+    wait_for_reading(lab, "backlog", 6)
+    assert reading(lab, "t") == 2
+
+
+def test_edit_while_playing_keeps_the_browser_time(page):
+    lab = open_lab(page, "/queue", "Queue lab")
+    lab.get_by_role("button", name="Reset").click()
+    set_rates(lab, "2", "3")
+    lab.get_by_role("button", name="Play").click()
+    wait_until(lambda: reading(lab, "t") >= 1.0)
+    type_value(lab, "Arrival rate λ", "4")
+    wait_until(lambda: "+1.00" in readout(lab))
+    first = reading(lab, "t")
+    assert first >= 1.0
+    lab.get_by_role("button", name="Pause").click()
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    page.wait_for_timeout(500)
+    now = readings(lab)
+    assert now["t"] >= first
+    assert now["backlog"] == pytest.approx(4 + now["t"], abs=0.011)
+
+
+@pytest.mark.parametrize("typed", ["abc", "-1", "nan", "inf", "1e9", ""])
+def test_invalid_value_is_refused_and_changes_nothing(page, typed):
+    lab = open_lab(page, "/queue", "Queue lab")
+    set_rates(lab, "4", "3")
+    lab.get_by_role("button", name="Step").click()
+    wait_for_reading(lab, "t", 1)
+    before = readout(lab)
+    type_value(lab, "Arrival rate λ", typed)
+    alert = lab.get_by_role("alert")
+    expect(alert).to_contain_text("Arrival rate λ")
+    expect(alert).to_contain_text("kept 4")
+    expect(lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value("4")
+    assert readout(lab) == before
+    type_value(lab, "Arrival rate λ", "5")
+    expect(lab.get_by_role("alert")).to_have_count(0)
+    wait_for_reading(lab, "backlog", 6)
+
+
+def test_zero_service_rate_is_refused(page):
+    lab = open_lab(page, "/queue", "Queue lab")
+    type_value(lab, "Service rate μ", "0")
+    expect(lab.get_by_role("alert")).to_contain_text("Service rate μ")
+    expect(lab.get_by_role("textbox", name="Service rate μ")).to_have_value("2")
+
+
+def test_play_exchanges_no_message_while_playing(page):
+    lab = open_lab(page, "/queue", "Queue lab")
+    set_rates(lab, "2", "3")
+    log = page.websocket_log
+    log.wait_for_quiet(page)
+    pressed = time.monotonic()
+    lab.get_by_role("button", name="Play").click()
+    page.wait_for_timeout(3600)
+    steady = (pressed + 0.5, pressed + 3.5)
+    assert log.between(*steady, "sent") == []
+    assert log.between(*steady, "received") == []
+    assert reading(lab, "t") > 3
+    lab.get_by_role("button", name="Pause").click()
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    page.wait_for_timeout(1000)
+    cycle = (pressed - 0.01, time.monotonic())
+    assert 1 <= len(log.between(*cycle, "sent")) <= 2, log.messages
+    assert len(log.between(*cycle, "received")) <= 2, log.messages
+
+
+def test_two_browsers_do_not_share_state(page, browser):
+    lab = open_lab(page, "/queue", "Queue lab")
+    set_rates(lab, "4", "3")
+    lab.get_by_role("button", name="Step").click()
+    wait_for_reading(lab, "t", 1)
+    other_context = browser.new_context()
+    try:
+        other = other_context.new_page()
+        other.base_url = page.base_url
+        other_lab = open_lab(other, "/queue", "Queue lab")
+        assert reading(other_lab, "t") == 0
+        assert reading(other_lab, "backlog") == 4
+        expect(other_lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value("1")
+    finally:
+        other_context.close()
