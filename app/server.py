@@ -7,7 +7,7 @@ import os
 
 import panel as pn
 
-from app.pages import index, queue
+from app.pages import index, queue, roofline
 
 
 def routes() -> dict[str, object]:
@@ -18,7 +18,7 @@ def routes() -> dict[str, object]:
     dict of str to callable
         Functions, never instances, so that every session gets its own models.
     """
-    return {"/": index.build, "/queue": queue.build}
+    return {"/": index.build, "/queue": queue.build, "/roofline": roofline.build}
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,6 +12,7 @@ def build() -> pn.template.base.BaseTemplate:
     links = pn.pane.HTML(
         '<nav aria-label="Labs"><h2>Labs</h2><ul>'
         '<li><a href="./queue">Queue lab</a></li>'
+        '<li><a href="./roofline">Roofline lab</a></li>'
         "</ul></nav>"
     )
     return page("Course", links)
