@@ -79,10 +79,10 @@ class QueueModel(TimedModel):
     @property
     def drain_time(self) -> float | None:
         """When the backlog first reaches zero, q0/(μ − λ), or None if it never drains."""
-        if self.initial_backlog == 0:
-            return 0.0
         if self.net_rate < 0:
             return self.initial_backlog / -self.net_rate
+        if self.initial_backlog == 0 and self.net_rate == 0:
+            return 0.0
         return None
 
     def backlog_at(self, t: float | np.ndarray) -> float | np.ndarray:

@@ -28,7 +28,7 @@ class NumberField(Viewer):
         label = self.model.param[self.control].label
         name = f"{label} ({self.unit})" if self.unit else label
         self.input = pn.widgets.TextInput(
-            name=name,
+            label=name,
             value=format_number(getattr(self.model, self.control)),
             sizing_mode="stretch_width",
             min_width=140,

@@ -1,0 +1,130 @@
+"""Server CPU per second of Play: browser-side playback (the app) against a server-driven baseline.
+
+Starts two servers on loopback (the app with ``python -m app``, the baseline with ``panel serve
+bench/server_driven_queue.py``), opens one Chromium session on each, plays for a fixed window and
+reads each server process's CPU time from /proc before and after. Prints both figures, the ratio,
+and the Bokeh messages each page exchanged during the window.
+
+Usage: ``.venv/bin/python bench/play_cpu.py [--seconds 8]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from playwright.sync_api import sync_playwright
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK  # utime + stime
+
+
+def start(command: list[str], port: int) -> subprocess.Popen:
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(f"http://localhost:{port}/", timeout=2)
+            return process
+        except OSError:
+            if time.monotonic() > deadline:
+                process.kill()
+                raise SystemExit(f"server on {port} did not start")
+            time.sleep(0.2)
+
+
+def count_messages(page) -> list[str]:
+    seen: list[str] = []
+
+    def record(payload) -> None:
+        try:
+            header = json.loads(payload)
+        except (TypeError, ValueError):
+            return
+        if isinstance(header, dict) and "msgtype" in header:
+            seen.append(header["msgtype"])
+
+    page.on("websocket", lambda ws: (ws.on("framesent", record), ws.on("framereceived", record)))
+    return seen
+
+
+def measure(browser, url: str, pid: int, seconds: float, press_play: bool) -> tuple[float, int]:
+    page = browser.new_page()
+    seen = count_messages(page)
+    page.goto(url)
+    lab = page.get_by_role("region", name="Queue lab")
+    lab.get_by_role("status").first.wait_for()
+    page.wait_for_timeout(1500)
+    if press_play:
+        lab.get_by_role("combobox", name="Speed").select_option("0.5×")  # 10 s horizon lasts 20 s
+        page.wait_for_timeout(500)
+        lab.get_by_role("button", name="Play").click()
+        page.wait_for_timeout(300)
+    before_messages = len(seen)
+    before = cpu_seconds(pid)
+    page.wait_for_timeout(seconds * 1000)
+    used = cpu_seconds(pid) - before
+    messages = len(seen) - before_messages
+    page.close()
+    return used * 1000 / seconds, messages
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=8.0)
+    args = parser.parse_args()
+    app_port, base_port = free_port(), free_port()
+    app = start([sys.executable, "-m", "app", "--port", str(app_port)], app_port)
+    baseline = start([sys.executable, "-m", "panel", "serve", "bench/server_driven_queue.py",
+                      "--port", str(base_port), "--allow-websocket-origin",
+                      f"localhost:{base_port}"], base_port)
+    try:
+        with sync_playwright() as playwright:
+            options = {"args": ARGS}
+            if CHROMIUM.exists():
+                options["executable_path"] = str(CHROMIUM)
+            browser = playwright.chromium.launch(**options)
+            app_idle, _ = measure(browser, f"http://localhost:{app_port}/queue", app.pid,
+                                  args.seconds, press_play=False)
+            app_play, app_msgs = measure(browser, f"http://localhost:{app_port}/queue", app.pid,
+                                         args.seconds, press_play=True)
+            base_play, base_msgs = measure(
+                browser, f"http://localhost:{base_port}/server_driven_queue", baseline.pid,
+                args.seconds, press_play=False)
+            browser.close()
+    finally:
+        app.terminate()
+        baseline.terminate()
+    print(f"window: {args.seconds:.0f} s of Play, one session each, server CPU from /proc")
+    print(f"{'':34}{'CPU ms per s':>14}{'ws messages':>13}")
+    print(f"{'app, session open, idle':34}{app_idle:>14.1f}{'':>13}")
+    print(f"{'app, browser-side Play':34}{app_play:>14.1f}{app_msgs:>13}")
+    print(f"{'baseline, server-driven 20 fps':34}{base_play:>14.1f}{base_msgs:>13}")
+    ratio = app_play / base_play if base_play else float("nan")
+    print(f"ratio app/baseline: {ratio:.3f} (budget: at most 0.1)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""The queue lab's view without a browser: widgets, readout, commands from the page, gating."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from labs.queue.view import QueueLab, nice_ceiling
+from labs.ui.playback import fill_template, readout_html, revealed, sample
+
+
+def status_text(lab: QueueLab) -> str:
+    return re.sub(r"<[^>]+>", "", lab.transport.status.text)
+
+
+def send(lab: QueueLab, action: str, t: float | None = None, seq: list[int] = [0]) -> None:  # noqa: B006
+    seq[0] += 1
+    lab.transport.state.command = {"action": action, "t": t, "seq": seq[0]}
+
+
+def field(lab: QueueLab, control: str):
+    return next(f for f in lab.fields if f.control == control)
+
+
+@pytest.fixture
+def lab() -> QueueLab:
+    view = QueueLab()
+    view.__panel__()
+    return view
+
+
+def test_initial_readout_follows_the_contract(lab):
+    text = status_text(lab)
+    assert "t = 0.00 s" in text and "backlog = 4.00 units" in text
+    assert 'role="status"' in lab.transport.status.text
+    assert "M/M/1" in lab.mm1_panel.object and "L = 1.00" in lab.mm1_panel.object
+
+
+def test_inputs_are_named_for_the_contract(lab):
+    names = [f.input.label for f in lab.fields]
+    assert names == ["Arrival rate λ (units/s)", "Service rate μ (units/s)", "Initial backlog q0 (units)"]
+
+
+def test_typing_applies_and_redraws(lab):
+    field(lab, "arrival_rate").input.value = "4"
+    field(lab, "service_rate").input.value = "3"
+    assert lab.model.arrival_rate == 4
+    assert "net rate λ − μ = +1.00" in status_text(lab)
+    assert "no steady state" in lab.mm1_panel.object
+    assert lab.mm1_line.visible is False
+
+
+def test_refusal_reverts_the_field_and_says_why(lab):
+    f = field(lab, "arrival_rate")
+    f.input.value = "banana"
+    assert lab.model.arrival_rate == 1
+    assert f.input.value == "1"
+    assert "not a number" in f.error and "kept 1" in f.error
+    assert 'role="alert"' in f._message_html()
+    f.input.value = "2"
+    assert f.error == "" and f._message_html() == ""
+
+
+def test_step_and_pause_commands_from_the_page(lab):
+    field(lab, "arrival_rate").input.value = "4"
+    field(lab, "service_rate").input.value = "3"
+    send(lab, "step")
+    assert lab.model.t == 1 and "backlog = 5.00" in status_text(lab)
+    send(lab, "pause", 2.5)
+    assert lab.model.t == 2.5 and "backlog = 6.50" in status_text(lab)
+    assert lab.transport.state.t == 2.5
+    assert lab.transport.marker.data["backlog"] == [6.5]
+    send(lab, "step", 3.25)  # Step while playing: take the browser's t, then step
+    assert lab.model.t == 4.25
+
+
+def test_pause_at_the_same_time_still_resends_the_readout(lab):
+    lab.transport.status.text = "stale text drawn by the browser"
+    send(lab, "pause", 0.0)
+    assert "t = 0.00 s" in status_text(lab)
+
+
+def test_reset_command_restores_defaults(lab):
+    field(lab, "arrival_rate").input.value = "4"
+    send(lab, "pause", 3)
+    send(lab, "reset")
+    assert (lab.model.t, lab.model.arrival_rate) == (0, 1)
+    assert field(lab, "arrival_rate").input.value == "1"
+
+
+@pytest.mark.parametrize(
+    "command", [None, "nope", {"action": "explode"}, {"action": "pause", "t": "soon"}, {"t": 3}]
+)
+def test_malformed_commands_change_nothing(lab, command):
+    lab.model.t = 2
+    lab.transport.state.command = command if isinstance(command, dict) else {"junk": command}
+    assert lab.model.t == 2
+
+
+def test_gating_disables_play_and_step_stops_playback_and_ignores_step(lab):
+    epoch = lab.transport.state.epoch
+    lab.transport.allowed = False
+    assert lab.transport.play_button.disabled and lab.transport.step_button.disabled
+    assert lab.transport.state.epoch == epoch + 1
+    send(lab, "step")
+    assert lab.model.t == 0
+    lab.transport.allowed = True
+    assert not lab.transport.play_button.disabled
+    send(lab, "step")
+    assert lab.model.t == 1
+
+
+def test_axes_hold_still_while_time_moves(lab):
+    field(lab, "arrival_rate").input.value = "4"
+    field(lab, "service_rate").input.value = "3"
+    y_end = lab.figure.y_range.end
+    for t in (1, 2, 5, 10):
+        send(lab, "pause", t)
+        assert lab.figure.y_range.end == y_end
+        assert lab.figure.x_range.end == 10
+    assert y_end >= 14
+
+
+def test_two_views_share_nothing():
+    one, two = QueueLab(), QueueLab()
+    field(one, "arrival_rate").input.value = "9"
+    assert two.model.arrival_rate == 1
+    assert one.transport.state is not two.transport.state
+
+
+def test_python_and_browser_readouts_use_the_same_format():
+    values = {"t": 1.005, "backlog": 5.0}
+    assert fill_template("t = {t} s, q = {backlog:1}, x = {missing}", values) == (
+        "t = 1.00 s, q = 5.0, x = {missing}"
+    )
+    assert readout_html("x").startswith('<div role="status" aria-live="polite"')
+
+
+def test_reveal_and_sample_interpolate_breakpoints():
+    import numpy as np
+
+    traj = {"t": np.array([0.0, 4.0, 10.0]), "backlog": np.array([4.0, 0.0, 0.0])}
+    assert sample(traj, 3)["backlog"] == pytest.approx(1)
+    assert revealed(traj, 5) == {"t": [0.0, 4.0, 5.0], "backlog": [4.0, 0.0, 0.0]}
+    assert revealed(traj, 0) == {"t": [0.0], "backlog": [4.0]}
+
+
+@pytest.mark.parametrize(("value", "ceiling"), [(0, 1), (4.4, 5), (11, 20), (14.3, 20), (230, 250)])
+def test_nice_ceiling(value, ceiling):
+    assert nice_ceiling(value) == ceiling
