@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 import panel as pn
 
-from app.pages import index, queue, roofline
+from app.content import SpecError
+from app.library import lessons
+from app.pages import index, lesson, queue, roofline
 
 
 def routes() -> dict[str, object]:
@@ -18,7 +21,12 @@ def routes() -> dict[str, object]:
     dict of str to callable
         Functions, never instances, so that every session gets its own models.
     """
-    return {"/": index.build, "/queue": queue.build, "/roofline": roofline.build}
+    return {
+        "/": index.build,
+        "/lesson": lesson.build,
+        "/queue": queue.build,
+        "/roofline": roofline.build,
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -40,6 +48,10 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--num-procs", type=int, default=1)
     args = parser.parse_args(argv)
+    try:
+        lessons()
+    except SpecError as error:
+        sys.exit(f"Cannot start: a lesson spec is malformed.\n{error}")
     origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
     pn.serve(
         routes(),

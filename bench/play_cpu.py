@@ -24,8 +24,15 @@ from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -41,8 +48,7 @@ def cpu_seconds(pid: int) -> float:
 
 
 def start(command: list[str], port: int) -> subprocess.Popen:
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while True:
         try:
@@ -51,7 +57,7 @@ def start(command: list[str], port: int) -> subprocess.Popen:
         except OSError:
             if time.monotonic() > deadline:
                 process.kill()
-                raise SystemExit(f"server on {port} did not start")
+                raise SystemExit(f"server on {port} did not start") from None
             time.sleep(0.2)
 
 
@@ -97,22 +103,39 @@ def main() -> None:
     args = parser.parse_args()
     app_port, base_port = free_port(), free_port()
     app = start([sys.executable, "-m", "app", "--port", str(app_port)], app_port)
-    baseline = start([sys.executable, "-m", "panel", "serve", "bench/server_driven_queue.py",
-                      "--port", str(base_port), "--allow-websocket-origin",
-                      f"localhost:{base_port}"], base_port)
+    baseline = start(
+        [
+            sys.executable,
+            "-m",
+            "panel",
+            "serve",
+            "bench/server_driven_queue.py",
+            "--port",
+            str(base_port),
+            "--allow-websocket-origin",
+            f"localhost:{base_port}",
+        ],
+        base_port,
+    )
     try:
         with sync_playwright() as playwright:
             options = {"args": ARGS}
             if CHROMIUM.exists():
                 options["executable_path"] = str(CHROMIUM)
             browser = playwright.chromium.launch(**options)
-            app_idle, _ = measure(browser, f"http://localhost:{app_port}/queue", app.pid,
-                                  args.seconds, press_play=False)
-            app_play, app_msgs = measure(browser, f"http://localhost:{app_port}/queue", app.pid,
-                                         args.seconds, press_play=True)
+            app_idle, _ = measure(
+                browser, f"http://localhost:{app_port}/queue", app.pid, args.seconds, press_play=False
+            )
+            app_play, app_msgs = measure(
+                browser, f"http://localhost:{app_port}/queue", app.pid, args.seconds, press_play=True
+            )
             base_play, base_msgs = measure(
-                browser, f"http://localhost:{base_port}/server_driven_queue", baseline.pid,
-                args.seconds, press_play=False)
+                browser,
+                f"http://localhost:{base_port}/server_driven_queue",
+                baseline.pid,
+                args.seconds,
+                press_play=False,
+            )
             browser.close()
     finally:
         app.terminate()

@@ -57,6 +57,12 @@ class TimedModel(param.Parameterized):
         bounds=(0.1, 10000.0),
         doc="The last model time that Step and Play reach, in seconds.",
     )
+    pause_at = param.Number(
+        default=None,
+        allow_None=True,
+        bounds=(0.0, None),
+        doc="A time before the horizon where Step and Play stop (set by a guided exercise).",
+    )
 
     def parse(self, name: str, raw: object) -> float:
         """Turn what a student typed into a valid value for control ``name``, or refuse it.
@@ -93,17 +99,12 @@ class TimedModel(param.Parameterized):
             value = float(text)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             raise InvalidInput(
-                f"{label}: {str(raw).strip()!r} is not a number; "
-                f"{self.describe_range(name)}; {kept}."
+                f"{label}: {str(raw).strip()!r} is not a number; {self.describe_range(name)}; {kept}."
             ) from None
         if not math.isfinite(value):
-            raise InvalidInput(
-                f"{label} must be a finite number; {self.describe_range(name)}; {kept}."
-            )
+            raise InvalidInput(f"{label} must be a finite number; {self.describe_range(name)}; {kept}.")
         if not self._within_bounds(name, value):
-            raise InvalidInput(
-                f"{label} cannot be {format_number(value)}; {self.describe_range(name)}; {kept}."
-            )
+            raise InvalidInput(f"{label} cannot be {format_number(value)}; {self.describe_range(name)}; {kept}.")
         return value
 
     def describe_range(self, name: str) -> str:
@@ -184,22 +185,27 @@ class TimedModel(param.Parameterized):
         self.t = float(np.clip(value, 0.0, self.horizon))
         return self.t
 
+    @property
+    def stop_time(self) -> float:
+        """Where Step and Play stop next: ``pause_at`` while t is before it, else the horizon."""
+        if self.pause_at is not None and self.t < self.pause_at < self.horizon:
+            return self.pause_at
+        return self.horizon
+
     def step(self) -> float:
-        """Advance t by the step size, stopping at the horizon.
+        """Advance t by the step size, stopping at ``stop_time``.
 
         Returns
         -------
         float
             The new elapsed time.
         """
-        self.t = min(self.horizon, self.t + self.step_size)
+        self.t = min(self.stop_time, self.t + self.step_size)
         return self.t
 
     def reset(self) -> None:
         """Put every control back to its default and t back to 0."""
-        defaults = {
-            name: self.param[name].default for name in (*self.controls, "step_size", "horizon")
-        }
+        defaults = {name: self.param[name].default for name in (*self.controls, "step_size", "horizon")}
         self.param.update(t=0.0, **defaults)
 
     @property

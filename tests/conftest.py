@@ -140,11 +140,7 @@ def page(browser, live_server: LiveServer, request: pytest.FixtureRequest):
     new_page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
     new_page.on(
         "console",
-        lambda message: (
-            problems.append(f"console {message.type}: {message.text}")
-            if message.type == "error"
-            else None
-        ),
+        lambda message: problems.append(f"console {message.type}: {message.text}") if message.type == "error" else None,
     )
     websocket = WebsocketLog()
 

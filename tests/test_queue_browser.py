@@ -23,9 +23,7 @@ pytestmark = pytest.mark.browser
 def set_rates(lab, arrival: str, service: str) -> None:
     type_value(lab, "Arrival rate λ", arrival)
     type_value(lab, "Service rate μ", service)
-    expect(lab.get_by_role("status").first).to_contain_text(
-        f"net rate λ − μ = {float(arrival) - float(service):+.2f}"
-    )
+    expect(lab.get_by_role("status").first).to_contain_text(f"net rate λ − μ = {float(arrival) - float(service):+.2f}")
 
 
 def test_index_links_to_the_queue_lab(page):

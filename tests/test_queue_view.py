@@ -89,9 +89,7 @@ def test_reset_command_restores_defaults(lab):
     assert field(lab, "arrival_rate").input.value == "1"
 
 
-@pytest.mark.parametrize(
-    "command", [None, "nope", {"action": "explode"}, {"action": "pause", "t": "soon"}, {"t": 3}]
-)
+@pytest.mark.parametrize("command", [None, "nope", {"action": "explode"}, {"action": "pause", "t": "soon"}, {"t": 3}])
 def test_malformed_commands_change_nothing(lab, command):
     lab.model.t = 2
     lab.transport.state.command = command if isinstance(command, dict) else {"junk": command}
@@ -131,9 +129,7 @@ def test_two_views_share_nothing():
 
 def test_python_and_browser_readouts_use_the_same_format():
     values = {"t": 1.005, "backlog": 5.0}
-    assert fill_template("t = {t} s, q = {backlog:1}, x = {missing}", values) == (
-        "t = 1.00 s, q = 5.0, x = {missing}"
-    )
+    assert fill_template("t = {t} s, q = {backlog:1}, x = {missing}", values) == ("t = 1.00 s, q = 5.0, x = {missing}")
     assert readout_html("x").startswith('<div role="status" aria-live="polite"')
 
 

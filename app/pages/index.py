@@ -1,21 +1,78 @@
-"""The index page (``/``): every lesson and both standalone labs."""
+"""The index page (``/``): every lesson with its exercises' done marks, and both labs."""
 
 from __future__ import annotations
 
-import panel as pn
+import html
 
+import panel as pn
+import param
+
+from app.library import lessons
+from app.progress import ProgressStore
 from app.shell import page
+
+
+def course_list(progress: ProgressStore) -> str:
+    """The lessons, their exercises and a done mark for each exercise finished in this browser.
+
+    Parameters
+    ----------
+    progress : ProgressStore
+        This browser's progress.
+
+    Returns
+    -------
+    str
+        HTML for the course list.
+    """
+    items = []
+    for number, lesson in enumerate(lessons(), start=1):
+        marks = []
+        for exercise in lesson.exercises:
+            key = f"{lesson.slug}/{exercise.id}"
+            done = progress.is_done(key)
+            mark = '<span aria-hidden="true">✓</span> ' if done else ""
+            state = " (done)" if done else ""
+            marks.append(
+                f'<li>{mark}<a href="./lesson?id={lesson.slug}&amp;exercise={exercise.id}">'
+                f"{html.escape(exercise.title)}</a><span class='sr-only'>{state}</span>"
+                f"{'<span class=done-text> done</span>' if done else ''}</li>"
+            )
+        finished = sum(progress.is_done(f"{lesson.slug}/{e.id}") for e in lesson.exercises)
+        items.append(
+            f'<li class="lesson"><h3><a href="./lesson?id={lesson.slug}">{html.escape(lesson.title)}</a></h3>'
+            f"<p>Lesson {number} · {finished} of {len(lesson.exercises)} exercises done · "
+            f"beside the {lesson.lab} lab</p><p>{html.escape(lesson.summary)}</p>"
+            f'<ul aria-label="Exercises in {html.escape(lesson.title)}">{"".join(marks)}</ul></li>'
+        )
+    return (
+        '<nav aria-label="Lessons"><h2>Lessons</h2><ol class="course">' + "".join(items) + "</ol></nav>"
+        '<nav aria-label="Labs"><h2>Labs</h2><ul>'
+        '<li><a href="./queue">Queue lab</a>: arrival rate λ, service rate μ, backlog, and the '
+        "M/M/1 reference.</li>"
+        '<li><a href="./roofline">Roofline lab</a>: arithmetic intensity, memory bandwidth and '
+        "the compute roof.</li></ul></nav>"
+    )
 
 
 def build() -> pn.template.base.BaseTemplate:
     """Build the index for one session."""
-    links = pn.pane.HTML(
-        '<nav aria-label="Labs"><h2>Labs</h2><ul>'
-        '<li><a href="./queue">Queue lab</a></li>'
-        '<li><a href="./roofline">Roofline lab</a></li>'
-        "</ul></nav>"
+    progress = ProgressStore(height=0, margin=0)
+    listing = pn.pane.HTML(
+        param.bind(lambda _completed: course_list(progress), progress.param.completed),
+        sizing_mode="stretch_width",
+        stylesheets=[
+            ".sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}"
+            ".done-text{color:#1b6e2a;font-weight:600}"
+        ],
     )
-    return page("Course", links)
+    intro = pn.pane.HTML(
+        "<p>Three short lessons on overlapping gradient communication with computation in "
+        "data-parallel training. Each sits beside a lab: predict first, then run the lab and "
+        "compare. Your progress stays in this browser.</p>",
+        sizing_mode="stretch_width",
+    )
+    return page("Course", pn.Column(intro, listing, progress, sizing_mode="stretch_width"))
 
 
 if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:

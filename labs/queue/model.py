@@ -113,9 +113,7 @@ class QueueModel(TimedModel):
         if rho >= 1:
             return None
         gap = self.service_rate - self.arrival_rate
-        return MM1Reference(
-            rho=rho, L=rho / (1 - rho), Lq=rho**2 / (1 - rho), W=1 / gap, Wq=rho / gap
-        )
+        return MM1Reference(rho=rho, L=rho / (1 - rho), Lq=rho**2 / (1 - rho), W=1 / gap, Wq=rho / gap)
 
     def trajectory(self) -> dict[str, np.ndarray]:
         """Breakpoints of the backlog path from 0 to the horizon (exact under linear interpolation).

@@ -49,10 +49,7 @@ class QueueLab(Viewer):
         params.setdefault("model", QueueModel())
         super().__init__(**params)
         self.transport = Transport(model=self.model, template=self._template, redraw=self.refresh)
-        self.fields = [
-            NumberField(model=self.model, control=name, unit=UNITS[name])
-            for name in self.model.controls
-        ]
+        self.fields = [NumberField(model=self.model, control=name, unit=UNITS[name]) for name in self.model.controls]
         for field in self.fields:
             self.transport.sync_on_edit(field.input)
         self.model.param.watch(self.refresh, ["t", "horizon", *self.model.controls])
@@ -75,10 +72,7 @@ class QueueLab(Viewer):
 
     def _template(self) -> str:
         m = self.model
-        return escape(
-            "t = {t} s · backlog = {backlog} units · "
-            f"net rate λ − μ = {m.net_rate:+.2f} units/s"
-        )
+        return escape(f"t = {{t}} s · backlog = {{backlog}} units · net rate λ − μ = {m.net_rate:+.2f} units/s")
 
     def _make_figure(self):
         fig = figure(
@@ -94,11 +88,7 @@ class QueueLab(Viewer):
         )
         line = fig.line("t", "backlog", source=self.transport.reveal, line_width=3, color="#1f6fb2")
         fig.scatter("t", "backlog", source=self.transport.marker, size=12, color="#d4541a")
-        fig.add_tools(
-            HoverTool(
-                renderers=[line], tooltips=[("t", "@t{0.00} s"), ("backlog", "@backlog{0.00}")]
-            )
-        )
+        fig.add_tools(HoverTool(renderers=[line], tooltips=[("t", "@t{0.00} s"), ("backlog", "@backlog{0.00}")]))
         self.mm1_line = Span(
             dimension="width",
             line_dash="dashed",

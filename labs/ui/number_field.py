@@ -35,9 +35,7 @@ class NumberField(Viewer):
         )
         self.input.param.watch(self._typed, "value")
         self.model.param.watch(self._model_changed, self.control)
-        self._message = pn.pane.HTML(
-            self._message_html, sizing_mode="stretch_width", margin=(0, 10)
-        )
+        self._message = pn.pane.HTML(self._message_html, sizing_mode="stretch_width", margin=(0, 10))
 
     @param.depends("error")
     def _message_html(self) -> str:

@@ -38,7 +38,8 @@ class PlaybackState(DataModel):
     """What the page and the server share about playback; the server owns all but ``command``."""
 
     t = Float(default=0.0, help="The model's elapsed time as the server last set it.")
-    horizon = Float(default=10.0, help="Where playback stops.")
+    horizon = Float(default=10.0, help="Where playback ends.")
+    stop_at = Float(default=1e300, help="An earlier stop set by a guided exercise (pause_at).")
     template = String(default="", help="Readout text with {t} and {column[:digits]} placeholders.")
     epoch = Int(default=0, help="Bumped by the server to stop any playback in the browser.")
     command = Dict(String, Any, help="Browser to server: {action, t, seq}, one per user action.")
@@ -141,6 +142,8 @@ class Transport(param.Parameterized):
 
     model = param.ClassSelector(class_=TimedModel, doc="The model this transport drives.")
     allowed = param.Boolean(default=True, doc="Whether Step and Play may run (exercise gating).")
+    reason = param.String(default="", doc="Why Step and Play are off, shown beside them.")
+    resets = param.Integer(default=0, bounds=(0, None), doc="How many times Reset was pressed.")
 
     def __init__(
         self,
@@ -161,6 +164,7 @@ class Transport(param.Parameterized):
         self.step_button = Button(label="Step", width=90)
         self.play_button = Button(label="Play", width=90, button_type="primary")
         self.speed = Select(title="Speed", value="1×", options=list(SPEEDS), width=90)
+        self.gate_note = Div(text="", visible=False, sizing_mode="stretch_width")
         self._js_args = dict(
             state=self.state,
             play=self.play_button,
@@ -171,13 +175,11 @@ class Transport(param.Parameterized):
             status=self.status,
         )
         self.play_button.js_on_click(self._js("if (P.playing) { stop('pause') } else { start() }"))
-        self.step_button.js_on_click(
-            self._js("const at = P.playing ? P.t : null; stop(null); send('step', at)")
-        )
+        self.step_button.js_on_click(self._js("const at = P.playing ? P.t : null; stop(null); send('step', at)"))
         self.reset_button.js_on_click(self._js("stop(null); send('reset', null)"))
         self.state.js_on_change("epoch", self._js("stop(null)"))
         self.state.on_change("command", self._on_command)
-        self.param.watch(self._gate, "allowed")
+        self.param.watch(self._gate, ["allowed", "reason"])
 
     def sync_on_edit(self, widget: pn.widgets.Widget) -> None:
         """Make an edit of ``widget`` while playing report the browser's t to the server.
@@ -187,9 +189,7 @@ class Transport(param.Parameterized):
         widget : panel.widgets.Widget
             A control input whose edits should keep the elapsed time.
         """
-        widget.jscallback(
-            args=self._js_args, value=PLAYER_JS + "\nif (P.playing) send('sync', P.t)"
-        )
+        widget.jscallback(args=self._js_args, value=PLAYER_JS + "\nif (P.playing) send('sync', P.t)")
 
     def _js(self, action: str) -> CustomJS:
         """A browser callback: the shared player code, then ``action``."""
@@ -212,15 +212,19 @@ class Transport(param.Parameterized):
         """The live status element, as a Panel object."""
         return pn.pane.Bokeh(self.status, sizing_mode="stretch_width")
 
-    def _gate(self, event: param.parameterized.Event) -> None:
-        self.play_button.disabled = not event.new
-        self.step_button.disabled = not event.new
-        if not event.new:
-            self.stop_browser_playback()
-
-    def stop_browser_playback(self) -> None:
-        """Stop any playback running in the browser, without it reporting its time."""
-        self.state.epoch += 1
+    def _gate(self, *_events: param.parameterized.Event) -> None:
+        note = "" if self.allowed else self.reason
+        # Panel runs widget callbacks without the document lock: hold() makes direct changes to
+        # Bokeh models safe there and sends them as one message.
+        with pn.io.hold(self.state.document):
+            self.play_button.disabled = not self.allowed
+            self.step_button.disabled = not self.allowed
+            self.gate_note.update(
+                text=f'<p role="note" style="margin:2px 0;color:#7a4b00;font-weight:600">{escape(note)}</p>',
+                visible=bool(note),
+            )
+            if not self.allowed:
+                self.state.epoch += 1  # stop any playback in the browser, without a report
 
     def _on_command(self, attr: str, old: dict, new: dict) -> None:
         if not isinstance(new, dict) or new.get("action") not in ACTIONS:
@@ -234,6 +238,7 @@ class Transport(param.Parameterized):
                 self.model.step()
             elif action == "reset":
                 self.model.reset()
+                self.resets += 1
             if self.model.param.values() == before:
                 # The model's watchers redraw on a change; with none, the page still has to be
                 # brought back from what the browser drew unsynced while playing.
@@ -248,7 +253,13 @@ class Transport(param.Parameterized):
             self.traj.data = {k: list(map(float, v)) for k, v in trajectory.items()}
             self.reveal.data = revealed(trajectory, t)
             self.marker.data = {k: [v] for k, v in sample(trajectory, t).items()}
-            self.state.update(t=t, horizon=self.model.horizon, template=template)
+            pause_at = self.model.pause_at
+            self.state.update(
+                t=t,
+                horizon=self.model.horizon,
+                stop_at=1e300 if pause_at is None else pause_at,
+                template=template,
+            )
             self.status.text = readout_html(fill_template(template, sample(trajectory, t)))
 
 

@@ -65,18 +65,23 @@ function stop(report) {
   if (report) send(report, P.t)
 }
 
+function limit(t) {
+  return t < state.stop_at && state.stop_at < state.horizon ? state.stop_at : state.horizon
+}
+
 function start() {
   P.t = state.t >= state.horizon ? 0 : state.t
+  const end = limit(P.t)
   P.playing = true
   P.last = performance.now()
   play.setv({label: "Pause"}, {sync: false})
   const tick = (now) => {
     if (!P.playing) return
     const speed = parseFloat(speed_select.value) || 1
-    P.t = Math.min(state.horizon, P.t + Math.max(0, now - P.last) / 1000 * speed)
+    P.t = Math.min(end, P.t + Math.max(0, now - P.last) / 1000 * speed)
     P.last = now
     frame(P.t)
-    if (P.t >= state.horizon) {
+    if (P.t >= end) {
       stop("end")
       return
     }

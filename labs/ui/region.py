@@ -15,6 +15,9 @@ class NamedRegion(JSComponent):
 
     label = param.String(default="", doc="The region's accessible name, e.g. 'Queue lab'.")
     object = Child(doc="The Panel object shown inside the region.")
+    scroll_into_view = param.Boolean(
+        default=False, doc="Scroll the region into view once rendered (a URL pointed at it)."
+    )
 
     _esm = """
     export function render({ model }) {
@@ -24,6 +27,9 @@ class NamedRegion(JSComponent):
       section.style.width = "100%"
       section.append(model.get_child("object"))
       model.on("label", () => section.setAttribute("aria-label", model.label))
+      if (model.scroll_into_view) {
+        setTimeout(() => section.scrollIntoView({block: "start", behavior: "smooth"}), 600)
+      }
       return section
     }
     """

@@ -1,0 +1,294 @@
+"""Guided predict-then-play exercises: ticking off steps, gating Play and Step, feedback."""
+
+from __future__ import annotations
+
+import html
+import math
+
+import panel as pn
+import param
+from panel.viewable import Viewer
+
+from app.content import Exercise, Step
+from app.progress import ProgressStore
+from labs.timed import format_number
+from labs.ui.region import NamedRegion
+
+STYLES = """
+.exercise-box { border: 2px solid #1f6fb2; border-radius: 8px; padding: 4px 14px; background: #fbfdff; }
+.exercise-box h3 { margin: 6px 0; }
+ol.steps { padding-left: 1.4em; margin: 6px 0; }
+ol.steps li { margin: 2px 0; }
+ol.steps li.done { color: #1b6e2a; }
+ol.steps li.current { font-weight: 700; }
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+.gate { color: #7a4b00; font-weight: 600; }
+.feedback { font-weight: 700; padding: 6px 10px; border-radius: 4px; }
+.feedback.correct { background: #e3f4e6; color: #14591f; }
+.feedback.wrong { background: #fdeceb; color: #8a1c12; }
+.explanation { border-left: 4px solid #999; padding-left: 10px; }
+.field-error { color: #a4000f; font-weight: 600; margin: 0; }
+"""
+
+
+class ExerciseSession(param.Parameterized):
+    """Which exercise on a lesson page is active; at most one drives the lab at a time."""
+
+    active = param.String(default="", doc="The id of the active exercise, or '' for none.")
+
+
+def describe_step(step: Step, model_class: type) -> str:
+    """Say what a step asks the student to do.
+
+    Parameters
+    ----------
+    step : Step
+        One step of an exercise.
+    model_class : type
+        The lab's model class, for control labels.
+
+    Returns
+    -------
+    str
+        For example ``"Set Arrival rate λ to 4"``.
+    """
+    if step.kind == "reset":
+        return "Press Reset in the lab"
+    if step.kind == "set":
+        return f"Set {model_class.param[step.control].label} to {format_number(step.value)}"
+    if step.kind == "predict":
+        return "Type your prediction and press Lock prediction"
+    if step.value is None:
+        return "Press Play and let it run to the end"
+    return f"Press Play or Step until t = {format_number(step.value)} s"
+
+
+class ExerciseRunner(Viewer):
+    """One exercise beside one lab, for one session.
+
+    The runner watches the lab's model and transport, ticks steps off in order, keeps Play and Step
+    disabled until a prediction is locked, and compares the locked prediction with the value the
+    model shows once the last step is done.
+    """
+
+    exercise = param.Parameter(doc="The exercise spec (app.content.Exercise).")
+    lesson_slug = param.String(doc="The lesson's URL name, for progress keys.")
+    current = param.Integer(default=0, bounds=(0, None), doc="Index of the next step to do.")
+    prediction = param.Number(default=None, allow_None=True, doc="The locked prediction.")
+    shown = param.Number(default=None, allow_None=True, doc="What the model showed at the end.")
+    notice = param.String(default="", doc="A message about the prediction input or the controls.")
+
+    def __init__(self, lab: Viewer, session: ExerciseSession, progress: ProgressStore, **params):
+        super().__init__(**params)
+        self.lab = lab
+        self.model = lab.model
+        self.transport = lab.transport
+        self.session = session
+        self.progress = progress
+        spec: Exercise = self.exercise
+        self.key = f"{self.lesson_slug}/{spec.id}"
+        self.prediction_input = pn.widgets.TextInput(
+            label=f"Your prediction ({spec.unit})", placeholder="a number", width=260
+        )
+        self.lock_button = pn.widgets.Button(label="Lock prediction", button_type="primary")
+        self.start_button = pn.widgets.Button(label="Start this exercise")
+        self.retry_button = pn.widgets.Button(label="Try again")
+        self.lock_button.on_click(self._lock)
+        self.start_button.on_click(lambda _event: self.start())
+        self.retry_button.on_click(lambda _event: self.start())
+        self.model.param.watch(self._lab_changed, ["t", *self.model.controls])
+        self.transport.param.watch(self._lab_reset, "resets")
+        self.session.param.watch(self._active_changed, "active")
+        self._show_buttons()
+        self._region = NamedRegion(label=f"Exercise: {spec.title}", object=self._body())
+
+    # -- state -------------------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        """Whether this exercise is the one driving the lab."""
+        return self.session.active == self.exercise.id
+
+    @property
+    def locked(self) -> bool:
+        """Whether a prediction is locked."""
+        return self.prediction is not None
+
+    @property
+    def finished(self) -> bool:
+        """Whether feedback has been given."""
+        return self.shown is not None
+
+    def start(self) -> None:
+        """Make this the active exercise and begin it from its first step."""
+        self.param.update(current=0, prediction=None, shown=None, notice="")
+        self.prediction_input.param.update(value="", disabled=False)
+        self.lock_button.disabled = False
+        if self.session.active == self.exercise.id:
+            self._apply_gate()
+        self.session.active = self.exercise.id
+        self._advance()
+
+    def _active_changed(self, event: param.parameterized.Event) -> None:
+        if event.old == self.exercise.id and event.new != self.exercise.id:
+            self.model.pause_at = None
+            self.param.update(current=0, prediction=None, shown=None, notice="")
+            self.prediction_input.param.update(value="", disabled=False)
+            self.lock_button.disabled = False
+        if event.new == self.exercise.id:
+            self._apply_gate()
+        self._show_buttons()
+
+    def _show_buttons(self) -> None:
+        self.start_button.visible = not self.active
+        self.retry_button.visible = self.active
+
+    def _apply_gate(self) -> None:
+        allowed = not self.active or self.locked
+        self.transport.param.update(
+            allowed=allowed,
+            reason="" if allowed else "Play and Step are off until you lock a prediction.",
+        )
+
+    # -- events from the lab -----------------------------------------------------------------
+    def _lab_reset(self, _event: param.parameterized.Event) -> None:
+        if not self.active or self.finished:
+            return
+        resets = [i for i, step in enumerate(self.exercise.steps) if step.kind == "reset"]
+        if resets and self.current >= resets[0]:
+            self.current = resets[0] + 1
+        self._advance()
+
+    def _lab_changed(self, _event: param.parameterized.Event) -> None:
+        if self.active and not self.finished:
+            self._advance()
+
+    def _lock(self, _event: object) -> None:
+        raw = (self.prediction_input.value_input or self.prediction_input.value or "").strip()
+        try:
+            value = float(raw.replace("\u2212", "-"))
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value):
+            self.notice = f"Type your prediction as a number in {self.exercise.unit}, e.g. 3 or 2.5."
+            return
+        if not self.active:
+            self.start()
+        self.prediction_input.param.update(value=format_number(value), disabled=True)
+        self.lock_button.disabled = True
+        self.param.update(prediction=value, notice="")
+        self._apply_gate()
+        self._advance()
+
+    # -- progress ----------------------------------------------------------------------------
+    def _step_done(self, step: Step) -> bool:
+        if step.kind == "set":
+            return math.isclose(getattr(self.model, step.control), step.value, abs_tol=1e-9)
+        if step.kind == "predict":
+            return self.locked
+        if step.kind == "run":
+            return self.model.at_end if step.value is None else self.model.t >= step.value - 1e-9
+        return False  # a reset is ticked by the Reset event itself
+
+    def _advance(self) -> None:
+        steps = self.exercise.steps
+        while self.current < len(steps) and self._step_done(steps[self.current]):
+            self.current += 1
+        if self.current < len(steps) and steps[self.current].kind == "run":
+            self.model.pause_at = steps[self.current].value
+        else:
+            self.model.pause_at = None
+        self.transport.refresh()
+        if self.current == len(steps) and not self.finished:
+            self._finish()
+
+    def _finish(self) -> None:
+        wanted: dict[str, float] = {}
+        for step in self.exercise.steps:
+            if step.kind == "set":
+                wanted[step.control] = step.value
+        for control, value in wanted.items():
+            now = getattr(self.model, control)
+            if not math.isclose(now, value, abs_tol=1e-9):
+                label = self.model.param[control].label
+                self.notice = (
+                    f"{label} is {format_number(now)} now, but this exercise needs "
+                    f"{format_number(value)}. Set it back to see the comparison."
+                )
+                return
+        self.notice = ""
+        self.shown = self.reading()
+        self.progress.record(self.key, self.correct)
+        self._apply_gate()
+
+    def reading(self) -> float:
+        """The value of the exercise's quantity in the lab's model right now."""
+        spec = self.exercise
+        if spec.at is not None:
+            return float(getattr(self.model, f"{spec.quantity}_at")(spec.at))
+        return float(getattr(self.model, spec.quantity))
+
+    @property
+    def correct(self) -> bool:
+        """Whether the locked prediction is within the tolerance of what the model shows."""
+        if self.prediction is None or self.shown is None:
+            return False
+        return abs(self.prediction - self.shown) <= self.exercise.tolerance + 1e-9
+
+    # -- view --------------------------------------------------------------------------------
+    @param.depends("current", "prediction", "shown", "notice")
+    def _status_html(self) -> str:
+        spec = self.exercise
+        items = []
+        for index, step in enumerate(spec.steps):
+            text = html.escape(describe_step(step, type(self.model)))
+            if self.active and index < self.current:
+                items.append(f'<li class="done">✓ {text}<span class="sr-only"> (done)</span></li>')
+            elif self.active and index == self.current:
+                items.append(f'<li class="current">{text}<span class="sr-only"> (next)</span></li>')
+            else:
+                items.append(f"<li>{text}</li>")
+        parts = [f'<ol class="steps" aria-label="Steps">{"".join(items)}</ol>']
+        if self.notice:
+            parts.append(f'<p role="alert" class="field-error">{html.escape(self.notice)}</p>')
+        if self.active and not self.locked:
+            parts.append('<p class="gate">Play and Step stay off until you lock a prediction.</p>')
+        elif not self.active and self.progress.is_done(self.key):
+            parts.append("<p>✓ You finished this exercise before. Start it again any time.</p>")
+        return "".join(parts)
+
+    @param.depends("shown")
+    def _feedback_html(self) -> str:
+        if not self.finished:
+            return '<div role="status" class="feedback-empty"></div>'
+        spec = self.exercise
+        unit = html.escape(spec.unit)
+        verdict = "Correct" if self.correct else "Not quite"
+        css = "correct" if self.correct else "wrong"
+        return (
+            f'<div role="status" class="feedback {css}">{verdict}: you predicted '
+            f"{format_number(self.prediction)} {unit}, and the lab shows "
+            f"{self.shown:.2f} {unit}.</div>"
+            f'<p class="explanation"><strong>Why:</strong> {html.escape(spec.explanation)}</p>'
+        )
+
+    def _body(self) -> pn.viewable.Viewable:
+        spec = self.exercise
+        header = pn.pane.HTML(
+            f"<h3>Exercise: {html.escape(spec.title)}</h3><p>{html.escape(spec.prompt)}</p>",
+            stylesheets=[STYLES],
+            sizing_mode="stretch_width",
+        )
+        buttons = pn.Row(self.start_button, self.retry_button, sizing_mode="stretch_width")
+        return pn.Column(
+            header,
+            buttons,
+            pn.pane.HTML(self._status_html, stylesheets=[STYLES], sizing_mode="stretch_width"),
+            pn.Row(self.prediction_input, self.lock_button, align="end"),
+            pn.pane.HTML(self._feedback_html, stylesheets=[STYLES], sizing_mode="stretch_width"),
+            css_classes=["exercise-box"],
+            stylesheets=[STYLES],
+            sizing_mode="stretch_width",
+        )
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._region

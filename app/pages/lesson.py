@@ -1,0 +1,121 @@
+"""A lesson page (``/lesson?id=<slug>[&exercise=<id>]``): lesson text beside its lab."""
+
+from __future__ import annotations
+
+import html
+
+import panel as pn
+
+from app.catalog import lab_kinds
+from app.content import Exercise, Lesson
+from app.exercise import ExerciseRunner, ExerciseSession
+from app.library import lessons, query_param
+from app.progress import ProgressStore
+from app.shell import page
+
+LAYOUT_CSS = """
+:host { gap: 24px; }
+.lesson-text { max-width: 760px; }
+"""
+
+
+def _neighbours(lesson: Lesson) -> str:
+    course = lessons()
+    index = [item.slug for item in course].index(lesson.slug)
+    links = []
+    if index > 0:
+        before = course[index - 1]
+        links.append(f'<a href="./lesson?id={before.slug}" rel="prev">← Previous: {html.escape(before.title)}</a>')
+    if index + 1 < len(course):
+        after = course[index + 1]
+        links.append(f'<a href="./lesson?id={after.slug}" rel="next">Next: {html.escape(after.title)} →</a>')
+    return '<nav aria-label="Lessons" class="lesson-nav">' + " · ".join(links) + "</nav>"
+
+
+def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore) -> pn.viewable.Viewable:
+    """Build the lesson text, its exercises and its lab for one session.
+
+    Parameters
+    ----------
+    lesson : Lesson
+        The lesson to show.
+    exercise_id : str, optional
+        An exercise the URL points at: it starts active and scrolls into view.
+    progress : ProgressStore
+        This browser's progress.
+
+    Returns
+    -------
+    panel.viewable.Viewable
+        Text and lab side by side on a wide screen, stacked on a phone.
+    """
+    lab = lab_kinds()[lesson.lab].lesson_view()
+    session = ExerciseSession()
+    text: list[pn.viewable.Viewable] = []
+    problems = []
+    if exercise_id and lesson.exercise(exercise_id) is None:
+        known = ", ".join(e.id for e in lesson.exercises) or "none"
+        problems.append(
+            f'<p role="alert" class="field-error">This lesson has no exercise called '
+            f"{html.escape(exercise_id)!r}; its exercises are: {html.escape(known)}.</p>"
+        )
+    text.append(pn.pane.HTML(_neighbours(lesson) + "".join(problems), sizing_mode="stretch_width"))
+    runners: list[ExerciseRunner] = []
+    for part in lesson.parts:
+        if isinstance(part, Exercise):
+            runner = ExerciseRunner(lab=lab, session=session, progress=progress, exercise=part, lesson_slug=lesson.slug)
+            runners.append(runner)
+            text.append(runner)
+        else:
+            text.append(pn.pane.Markdown(part, sizing_mode="stretch_width", disable_anchors=True))
+    text.append(pn.pane.HTML(_neighbours(lesson), sizing_mode="stretch_width"))
+    for runner in runners:
+        if runner.exercise.id == exercise_id:
+            runner._region.scroll_into_view = True
+            runner.start()
+    text_column = pn.Column(
+        *text,
+        css_classes=["lesson-text"],
+        sizing_mode="stretch_width",
+        styles={"flex": "1 1 420px", "min-width": "300px"},
+    )
+    lab_column = pn.Column(
+        lab,
+        sizing_mode="stretch_width",
+        styles={
+            "flex": "1 1 420px",
+            "min-width": "300px",
+            "position": "sticky",
+            "top": "0",
+            "align-self": "flex-start",
+        },
+    )
+    return pn.FlexBox(
+        text_column,
+        lab_column,
+        progress,
+        flex_wrap="wrap",
+        sizing_mode="stretch_width",
+        stylesheets=[LAYOUT_CSS],
+    )
+
+
+def build() -> pn.template.base.BaseTemplate:
+    """Build the lesson page the URL asks for, or a clear message if there is no such lesson."""
+    slug = query_param("id")
+    lesson = next((item for item in lessons() if item.slug == slug), None)
+    if lesson is None:
+        known = "".join(
+            f'<li><a href="./lesson?id={item.slug}">{html.escape(item.title)}</a></li>' for item in lessons()
+        )
+        asked = html.escape(slug) if slug else "(none given)"
+        return page(
+            "No such lesson",
+            pn.pane.HTML(f'<p role="alert">There is no lesson called {asked}. The lessons are:</p><ul>{known}</ul>'),
+        )
+    progress = ProgressStore(height=0, margin=0)
+    return page(lesson.title, lesson_view(lesson, query_param("exercise"), progress))
+
+
+if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+    build().servable()
