@@ -11,12 +11,11 @@ from panel.viewable import Viewer
 
 from app.content import Exercise, Step
 from app.progress import ProgressStore
-from labs.timed import format_number
+from labs.timed import TimedModel, format_number
 from labs.ui.region import NamedRegion
 
 STYLES = """
-.exercise-box { border: 2px solid #1f6fb2; border-radius: 8px; padding: 4px 14px; background: #fbfdff; }
-.exercise-box h3 { margin: 6px 0; }
+h3 { margin: 6px 0; }
 ol.steps { padding-left: 1.4em; margin: 6px 0; }
 ol.steps li { margin: 2px 0; }
 ol.steps li.done { color: #1b6e2a; }
@@ -63,6 +62,26 @@ def describe_step(step: Step, model_class: type) -> str:
     return f"Press Play or Step until t = {format_number(step.value)} s"
 
 
+def model_reading(model: TimedModel, exercise: Exercise) -> float:
+    """Read the exercise's quantity from the model: the value the feedback compares against.
+
+    Parameters
+    ----------
+    model : TimedModel
+        The lab's model.
+    exercise : Exercise
+        The exercise naming the quantity (and, optionally, the time to read it at).
+
+    Returns
+    -------
+    float
+        For example ``model.net_rate`` or ``model.backlog_at(4)``.
+    """
+    if exercise.at is not None:
+        return float(getattr(model, f"{exercise.quantity}_at")(exercise.at))
+    return float(getattr(model, exercise.quantity))
+
+
 class ExerciseRunner(Viewer):
     """One exercise beside one lab, for one session.
 
@@ -90,7 +109,7 @@ class ExerciseRunner(Viewer):
         self.prediction_input = pn.widgets.TextInput(
             label=f"Your prediction ({spec.unit})", placeholder="a number", width=260
         )
-        self.lock_button = pn.widgets.Button(label="Lock prediction", button_type="primary")
+        self.lock_button = pn.widgets.Button(label="Lock prediction", color="primary")
         self.start_button = pn.widgets.Button(label="Start this exercise")
         self.retry_button = pn.widgets.Button(label="Try again")
         self.lock_button.on_click(self._lock)
@@ -143,11 +162,14 @@ class ExerciseRunner(Viewer):
         self.retry_button.visible = self.active
 
     def _apply_gate(self) -> None:
-        allowed = not self.active or self.locked
-        self.transport.param.update(
-            allowed=allowed,
-            reason="" if allowed else "Play and Step are off until you lock a prediction.",
-        )
+        reason = ""
+        if self.active and not self.finished:
+            runs_left = any(step.kind == "run" for step in self.exercise.steps[self.current :])
+            if not self.locked:
+                reason = "Play and Step are off until you lock a prediction."
+            elif not runs_left:
+                reason = "Play and Step wait while you do the exercise's next step."
+        self.transport.param.update(allowed=not reason, reason=reason)
 
     # -- events from the lab -----------------------------------------------------------------
     def _lab_reset(self, _event: param.parameterized.Event) -> None:
@@ -158,7 +180,7 @@ class ExerciseRunner(Viewer):
             self.current = resets[0] + 1
         self._advance()
 
-    def _lab_changed(self, _event: param.parameterized.Event) -> None:
+    def _lab_changed(self, *_events: param.parameterized.Event) -> None:
         if self.active and not self.finished:
             self._advance()
 
@@ -200,6 +222,7 @@ class ExerciseRunner(Viewer):
         self.transport.refresh()
         if self.current == len(steps) and not self.finished:
             self._finish()
+        self._apply_gate()
 
     def _finish(self) -> None:
         wanted: dict[str, float] = {}
@@ -222,10 +245,7 @@ class ExerciseRunner(Viewer):
 
     def reading(self) -> float:
         """The value of the exercise's quantity in the lab's model right now."""
-        spec = self.exercise
-        if spec.at is not None:
-            return float(getattr(self.model, f"{spec.quantity}_at")(spec.at))
-        return float(getattr(self.model, spec.quantity))
+        return model_reading(self.model, self.exercise)
 
     @property
     def correct(self) -> bool:
@@ -283,10 +303,9 @@ class ExerciseRunner(Viewer):
             header,
             buttons,
             pn.pane.HTML(self._status_html, stylesheets=[STYLES], sizing_mode="stretch_width"),
-            pn.Row(self.prediction_input, self.lock_button, align="end"),
+            pn.FlexBox(self.prediction_input, self.lock_button, flex_wrap="wrap", align_items="flex-end"),
             pn.pane.HTML(self._feedback_html, stylesheets=[STYLES], sizing_mode="stretch_width"),
-            css_classes=["exercise-box"],
-            stylesheets=[STYLES],
+            styles={"border": "2px solid #1f6fb2", "border-radius": "8px", "background": "#fbfdff"},
             sizing_mode="stretch_width",
         )
 

@@ -7,13 +7,8 @@ import html
 import panel as pn
 
 CSS = """
-.readout { font: 600 1.05rem/1.4 system-ui, sans-serif; padding: 6px 10px;
-           background: #f3f6fa; border-left: 4px solid #1f6fb2; border-radius: 4px; }
-.field-error { color: #a4000f; font-weight: 600; margin: 0; }
-.mm1 { border: 1px dashed #6a3d9a; border-radius: 6px; padding: 4px 12px; }
-.mm1 h3 { margin: 4px 0; font-size: 1rem; }
-.assumptions { font-size: 0.9rem; color: #444; }
-.lab-title { margin: 4px 0; font-size: 1.25rem; }
+#header a.title, #header span.title { font-size: 1.15rem; white-space: nowrap; }
+@media (max-width: 600px) { #header a.title:last-child, #header span.title { display: none; } }
 """
 
 
@@ -35,14 +30,20 @@ def page(title: str, main: object, intro: str = "") -> pn.template.BootstrapTemp
         The page, ready to be served.
     """
     template = pn.template.BootstrapTemplate(
-        title=f"Overlap Lab · {title}",
+        title=title,
+        site="Overlap Lab",
+        site_url="./",
         header_background="#1f3b57",
         collapsed_sidebar=True,
         raw_css=[CSS],
         busy_indicator=None,
     )
-    nav = pn.pane.HTML('<nav aria-label="Course"><a href="./">← All lessons and labs</a></nav>')
-    template.main.append(nav)
+    heading = pn.pane.HTML(
+        '<nav aria-label="Course"><a href="./">← All lessons and labs</a></nav>'
+        f"<h1 style='font-size:1.7rem;margin:8px 0'>{html.escape(title)}</h1>",
+        sizing_mode="stretch_width",
+    )
+    template.main.append(heading)
     if intro:
         template.main.append(pn.pane.HTML(f"<p>{html.escape(intro)}</p>"))
     template.main.append(main)

@@ -32,10 +32,9 @@ def course_list(progress: ProgressStore) -> str:
             key = f"{lesson.slug}/{exercise.id}"
             done = progress.is_done(key)
             mark = '<span aria-hidden="true">✓</span> ' if done else ""
-            state = " (done)" if done else ""
             marks.append(
                 f'<li>{mark}<a href="./lesson?id={lesson.slug}&amp;exercise={exercise.id}">'
-                f"{html.escape(exercise.title)}</a><span class='sr-only'>{state}</span>"
+                f"{html.escape(exercise.title)}</a>"
                 f"{'<span class=done-text> done</span>' if done else ''}</li>"
             )
         finished = sum(progress.is_done(f"{lesson.slug}/{e.id}") for e in lesson.exercises)
@@ -61,10 +60,7 @@ def build() -> pn.template.base.BaseTemplate:
     listing = pn.pane.HTML(
         param.bind(lambda _completed: course_list(progress), progress.param.completed),
         sizing_mode="stretch_width",
-        stylesheets=[
-            ".sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}"
-            ".done-text{color:#1b6e2a;font-weight:600}"
-        ],
+        stylesheets=[".done-text{color:#1b6e2a;font-weight:600}"],
     )
     intro = pn.pane.HTML(
         "<p>Three short lessons on overlapping gradient communication with computation in "

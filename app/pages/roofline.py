@@ -1,12 +1,25 @@
-"""The standalone roofline lab page (``/roofline``): placeholder until the roofline lab lands."""
+"""The standalone roofline lab page (``/roofline``)."""
 
 from __future__ import annotations
 
 import panel as pn
 
 from app.shell import page
+from labs.roofline.view import RooflineLab
 
 
 def build() -> pn.template.base.BaseTemplate:
-    """Build the page for one session."""
-    return page("Roofline lab", pn.pane.Markdown("The roofline lab is being built."))
+    """Build the page for one session: a fresh model and view, with the device presets."""
+    return page(
+        "Roofline lab",
+        RooflineLab(presets=True),
+        intro=(
+            "Set the arithmetic intensity I and the memory bandwidth B, read off the attainable "
+            "performance min(P, I·B), then Step or Play to watch a fixed workload race its bytes "
+            "against its FLOPs on the chosen device."
+        ),
+    )
+
+
+if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+    build().servable()

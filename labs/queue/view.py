@@ -14,6 +14,7 @@ from labs.queue.model import QueueModel
 from labs.ui.number_field import NumberField
 from labs.ui.playback import Transport, escape
 from labs.ui.region import NamedRegion
+from labs.ui.styles import PANEL_CSS
 
 UNITS = {"arrival_rate": "units/s", "service_rate": "units/s", "initial_backlog": "units"}
 
@@ -54,12 +55,12 @@ class QueueLab(Viewer):
             self.transport.sync_on_edit(field.input)
         self.model.param.watch(self.refresh, ["t", "horizon", *self.model.controls])
         self.figure = self._make_figure()
-        self.mm1_panel = pn.pane.HTML(sizing_mode="stretch_width", margin=(0, 10))
+        self.mm1_panel = pn.pane.HTML(sizing_mode="stretch_width", margin=(0, 10), stylesheets=[PANEL_CSS])
         self.refresh()
         self._layout = NamedRegion(
             label="Queue lab",
             object=pn.Column(
-                pn.pane.HTML("<h2 class='lab-title'>Queue lab</h2>", margin=(0, 10)),
+                pn.pane.HTML("<h2 class='lab-title'>Queue lab</h2>", margin=(0, 10), stylesheets=[PANEL_CSS]),
                 pn.FlexBox(*self.fields, flex_wrap="wrap", sizing_mode="stretch_width"),
                 self.transport.controls(),
                 self.transport.readout(),
@@ -130,7 +131,7 @@ class QueueLab(Viewer):
                 f"waiting Wq = {ref.Wq:.2f} s.</p>"
             )
         return (
-            '<section aria-label="M/M/1 reference" class="mm1">'
+            '<section aria-label="M/M/1 reference" class="reference">'
             f"<h3>M/M/1 reference</h3>{body}<p class='assumptions'>Assumptions: {assumptions}</p>"
             "</section>"
         )

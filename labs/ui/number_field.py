@@ -9,6 +9,7 @@ import param
 from panel.viewable import Viewer
 
 from labs.timed import InvalidInput, TimedModel, format_number
+from labs.ui.styles import FIELD_ERROR_CSS
 
 
 class NumberField(Viewer):
@@ -35,7 +36,9 @@ class NumberField(Viewer):
         )
         self.input.param.watch(self._typed, "value")
         self.model.param.watch(self._model_changed, self.control)
-        self._message = pn.pane.HTML(self._message_html, sizing_mode="stretch_width", margin=(0, 10))
+        self._message = pn.pane.HTML(
+            self._message_html, sizing_mode="stretch_width", margin=(0, 10), stylesheets=[FIELD_ERROR_CSS]
+        )
 
     @param.depends("error")
     def _message_html(self) -> str:

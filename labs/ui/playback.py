@@ -24,6 +24,7 @@ from bokeh.model import DataModel
 from bokeh.models import Button, ColumnDataSource, CustomJS, Div, Select
 
 from labs.timed import TimedModel
+from labs.ui.styles import READOUT_CSS
 
 PLAYER_JS = (Path(__file__).with_name("player.js")).read_text(encoding="utf-8")
 
@@ -159,7 +160,7 @@ class Transport(param.Parameterized):
         self.traj = ColumnDataSource(data={k: list(v) for k, v in trajectory.items()})
         self.reveal = ColumnDataSource(data=revealed(trajectory, 0.0))
         self.marker = ColumnDataSource(data={k: [v] for k, v in sample(trajectory, 0.0).items()})
-        self.status = Div(text="", sizing_mode="stretch_width", css_classes=["lab-readout"])
+        self.status = Div(text="", sizing_mode="stretch_width", stylesheets=[READOUT_CSS])
         self.reset_button = Button(label="Reset", width=90)
         self.step_button = Button(label="Step", width=90)
         self.play_button = Button(label="Play", width=90, button_type="primary")

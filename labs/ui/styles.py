@@ -1,0 +1,22 @@
+"""CSS for lab pieces.
+
+Panel and Bokeh render each component in its own shadow root, so page-wide CSS does not reach
+inside: each piece gets these rules through its ``stylesheets``.
+"""
+
+READOUT_CSS = """
+.readout { font: 600 1.05rem/1.4 system-ui, sans-serif; padding: 6px 10px; margin: 4px 0;
+           background: #f3f6fa; border-left: 4px solid #1f6fb2; border-radius: 4px; }
+"""
+
+FIELD_ERROR_CSS = """
+.field-error { color: #a4000f; font-weight: 600; margin: 0 0 4px 0; }
+"""
+
+PANEL_CSS = """
+.reference { border: 1px dashed #6a3d9a; border-radius: 6px; padding: 4px 12px; }
+.reference h3 { margin: 4px 0; font-size: 1.05rem; }
+.reference p { margin: 4px 0; }
+.assumptions { font-size: 0.85em; color: #444; }
+.lab-title { margin: 4px 0; font-size: 1.3rem; }
+"""

@@ -1,0 +1,176 @@
+"""Lesson files: every spec parses, every expected answer matches the model, bad specs are named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.catalog import lab_kinds
+from app.content import CONTENT_DIR, Exercise, SpecError, load_lessons, parse_lesson
+from app.exercise import model_reading
+
+LESSONS = load_lessons(CONTENT_DIR)
+EXERCISES = [(lesson, exercise) for lesson in LESSONS for exercise in lesson.exercises]
+
+
+def run_as_written(exercise: Exercise) -> float:
+    """Do the exercise's steps on a fresh model and read the quantity the feedback uses."""
+    model = lab_kinds()[exercise.lab].model()
+    for step in exercise.steps:
+        if step.kind == "reset":
+            model.reset()
+        elif step.kind == "set":
+            model.apply(step.control, step.value)
+        elif step.kind == "run":
+            while not (model.at_end if step.value is None else model.t >= step.value):
+                model.pause_at = step.value
+                model.step()
+            model.pause_at = None
+    return model_reading(model, exercise)
+
+
+def test_the_course_has_three_lessons_in_order():
+    assert [lesson.slug for lesson in LESSONS] == ["overlap", "buckets", "hidden"]
+    assert [lesson.lab for lesson in LESSONS] == ["queue", "queue", "roofline"]
+
+
+def test_every_seed_exercise_is_there():
+    ids = {(lesson.slug, exercise.id) for lesson, exercise in EXERCISES}
+    assert {("overlap", "growth"), ("overlap", "drain")} <= ids
+    assert {("buckets", "drain"), ("buckets", "growth"), ("buckets", "edit-keeps-time")} <= ids
+    assert {("hidden", "memory-bound"), ("hidden", "compute-roof")} <= ids
+
+
+@pytest.mark.parametrize(("lesson", "exercise"), EXERCISES, ids=[f"{lesson.slug}/{e.id}" for lesson, e in EXERCISES])
+def test_expected_answer_is_what_the_model_shows(lesson, exercise):
+    assert run_as_written(exercise) == pytest.approx(exercise.answer, abs=exercise.tolerance + 1e-9)
+
+
+def test_seed_numbers():
+    answers = {(lesson.slug, e.id): e.answer for lesson, e in EXERCISES}
+    assert answers[("overlap", "growth")] == 1
+    assert answers[("overlap", "drain")] == 4
+    assert answers[("buckets", "edit-keeps-time")] == 6
+    assert answers[("hidden", "memory-bound")] == 800
+    assert answers[("hidden", "compute-roof")] == 1000
+
+
+GOOD = """---
+title: A test lesson
+lab: queue
+summary: One line.
+---
+
+Some text.
+
+```exercise
+id: growth
+title: Growth
+steps:
+  - reset
+  - set: {arrival_rate: 4}
+  - set: {service_rate: 3}
+  - predict
+  - run: {until: 2}
+prediction:
+  prompt: How fast?
+  quantity: net_rate
+  unit: units/s
+answer: 1
+tolerance: 0.05
+explanation: Because.
+```
+
+More text.
+"""
+
+
+def write(tmp_path: Path, text: str, name: str = "01-test.md") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_good_spec_parses(tmp_path):
+    lesson = parse_lesson(write(tmp_path, GOOD))
+    assert lesson.slug == "test"
+    assert [type(part).__name__ for part in lesson.parts] == ["str", "Exercise", "str"]
+    (exercise,) = lesson.exercises
+    assert [step.kind for step in exercise.steps] == ["reset", "set", "set", "predict", "run"]
+    assert exercise.steps[1].control == "arrival_rate" and exercise.steps[1].value == 4
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "words"),
+    [
+        ("answer: 1\n", "", "answer", "missing"),
+        ("answer: 1\n", "answer: one\n", "answer", "must be a number"),
+        ("answer: 1\n", "answer: .nan\n", "answer", "finite"),
+        ("tolerance: 0.05\n", "tolerance: -1\n", "tolerance", "0 or more"),
+        ("  - set: {arrival_rate: 4}\n", "  - set: {arrival: 4}\n", "steps[1]", "unknown control 'arrival'"),
+        ("  - set: {arrival_rate: 4}\n", "  - set: {arrival_rate: -4}\n", "steps[1].set.arrival_rate", "cannot be -4"),
+        ("  - set: {arrival_rate: 4}\n", "  - set: {arrival_rate: fast}\n", "steps[1].set.arrival_rate", "number"),
+        ("  - predict\n", "", "steps", "exactly one 'predict'"),
+        ("  - run: {until: 2}\n", "  - jump\n", "steps[4]", "unknown step"),
+        ("  quantity: net_rate\n", "  quantity: speed\n", "prediction.quantity", "unknown quantity 'speed'"),
+        ("  unit: units/s\n", "", "prediction.unit", "missing"),
+        ("explanation: Because.\n", "explanation: Because.\nhint: x\n", "hint", "unknown field"),
+        ("title: Growth\n", "title: Growth\nlab: warp\n", "lab", "unknown lab 'warp'"),
+    ],
+)
+def test_a_bad_exercise_is_named_with_its_file_exercise_and_field(tmp_path, old, new, field, words):
+    assert old in GOOD
+    path = write(tmp_path, GOOD.replace(old, new, 1))
+    with pytest.raises(SpecError) as error:
+        parse_lesson(path)
+    message = str(error.value)
+    assert message.startswith("01-test.md, exercise 'growth'"), message
+    assert f"field '{field}'" in message, message
+    assert words in message, message
+
+
+def test_predict_after_run_is_refused(tmp_path):
+    text = GOOD.replace("  - predict\n  - run: {until: 2}\n", "  - run: {until: 2}\n  - predict\n")
+    with pytest.raises(SpecError, match="'predict' must come before"):
+        parse_lesson(write(tmp_path, text))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "words"),
+    [
+        ("lab: queue\n", "lab: warp\n", "field 'lab': unknown lab 'warp'"),
+        ("summary: One line.\n", "", "field 'summary': is missing"),
+        ("---\ntitle", "title", "needs front matter"),
+        ("id: growth\n", "id: Growth Two\n", "field 'id'"),
+        ("id: growth\n", "id: growth\n  - : [\n", "not valid YAML"),
+    ],
+)
+def test_a_bad_lesson_is_named(tmp_path, old, new, words):
+    with pytest.raises(SpecError) as error:
+        parse_lesson(write(tmp_path, GOOD.replace(old, new, 1)))
+    assert str(error.value).startswith("01-test.md") and words in str(error.value)
+
+
+def test_duplicate_exercise_ids_are_refused(tmp_path):
+    block = GOOD[GOOD.index("```exercise") : GOOD.index("More text.")]
+    with pytest.raises(SpecError, match="exercise 'growth', field 'id': is used twice"):
+        parse_lesson(write(tmp_path, GOOD + block))
+
+
+def test_server_refuses_to_start_on_a_bad_spec(tmp_path):
+    import subprocess
+    import sys
+
+    write(tmp_path, GOOD.replace("answer: 1\n", "answer: lots\n"))
+    result = subprocess.run(
+        [sys.executable, "-m", "app", "--port", "0"],
+        env={"OVERLAP_CONTENT_DIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert result.returncode != 0
+    assert "01-test.md, exercise 'growth', field 'answer': must be a number" in result.stderr
+    assert "Traceback" not in result.stderr

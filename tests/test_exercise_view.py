@@ -1,0 +1,170 @@
+"""The guided-exercise runner without a browser: ticks, gating, feedback, Try again, progress."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from app.content import load_lessons
+from app.exercise import ExerciseRunner, ExerciseSession
+from app.progress import ProgressStore
+from labs.queue.view import QueueLab
+
+LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "buckets")
+
+
+def command(lab, action, t=None, seq=[0]):  # noqa: B006
+    seq[0] += 1
+    lab.transport.state.command = {"action": action, "t": t, "seq": seq[0]}
+
+
+def type_into(lab, control, value):
+    next(f for f in lab.fields if f.control == control).input.value = str(value)
+
+
+@pytest.fixture
+def page():
+    lab = QueueLab()
+    session = ExerciseSession()
+    progress = ProgressStore()
+    runners = {
+        e.id: ExerciseRunner(lab=lab, session=session, progress=progress, exercise=e, lesson_slug=LESSON.slug)
+        for e in LESSON.exercises
+    }
+    return lab, session, progress, runners
+
+
+def feedback(runner) -> str:
+    return re.sub(r"<[^>]+>", "", runner._feedback_html())
+
+
+def lock(runner, text):
+    runner.prediction_input.value_input = text
+    runner.prediction_input.value = text
+    runner.lock_button.clicks += 1
+
+
+def test_play_and_step_are_off_until_a_prediction_is_locked(page):
+    lab, session, progress, runners = page
+    runner = runners["growth"]
+    assert lab.transport.allowed
+    runner.start()
+    assert not lab.transport.allowed
+    assert lab.transport.play_button.disabled and lab.transport.step_button.disabled
+    assert "lock a prediction" in lab.transport.reason
+    command(lab, "step")
+    assert lab.model.t == 0, "a Step sent anyway is ignored"
+    lock(runner, "1")
+    assert lab.transport.allowed and not lab.transport.play_button.disabled
+
+
+def test_growth_exercise_ticks_in_order_and_says_correct(page):
+    lab, session, progress, runners = page
+    runner = runners["growth"]
+    runner.start()
+    type_into(lab, "arrival_rate", 4)  # before Reset: does not count
+    assert runner.current == 0
+    command(lab, "reset")
+    assert runner.current == 1
+    type_into(lab, "arrival_rate", 4)
+    type_into(lab, "service_rate", 3)
+    assert runner.current == 3
+    lock(runner, "1")
+    assert runner.current == 4 and lab.model.pause_at == 2
+    command(lab, "step")
+    assert not runner.finished
+    command(lab, "step")
+    assert runner.finished and lab.model.pause_at is None
+    assert feedback(runner).startswith("Correct: you predicted 1 work units per second")
+    assert "lab shows 1.00" in feedback(runner)
+    assert progress.completed == {"buckets/growth": {"correct": True}}
+
+
+def test_a_wrong_prediction_gets_not_quite_and_the_models_value(page):
+    lab, session, progress, runners = page
+    runner = runners["drain"]
+    runner.start()
+    command(lab, "reset")
+    type_into(lab, "arrival_rate", 2)
+    type_into(lab, "service_rate", 3)
+    lock(runner, "2")
+    command(lab, "pause", 3.5)  # Play stopped early: not far enough yet
+    assert not runner.finished
+    command(lab, "end", 4.0)
+    assert feedback(runner).startswith("Not quite: you predicted 2 work units, and the lab shows 0.00")
+    assert progress.completed["buckets/drain"] == {"correct": False}
+
+
+def test_play_stops_at_the_run_steps_time(page):
+    lab, session, progress, runners = page
+    runner = runners["edit-keeps-time"]
+    runner.start()
+    command(lab, "reset")
+    type_into(lab, "arrival_rate", 2)
+    type_into(lab, "service_rate", 3)
+    lock(runner, "6")
+    assert lab.transport.state.stop_at == 2
+    for _ in range(5):
+        command(lab, "step")
+    assert lab.model.t == 2
+    assert not runner.finished
+    type_into(lab, "arrival_rate", 4)
+    assert runner.finished and runner.correct
+    assert "lab shows 6.00" in feedback(runner)
+
+
+def test_unparseable_prediction_is_refused(page):
+    lab, session, progress, runners = page
+    runner = runners["growth"]
+    runner.start()
+    lock(runner, "about one")
+    assert runner.prediction is None and "as a number" in runner.notice
+    assert not lab.transport.allowed
+
+
+def test_reset_midway_sends_the_student_back_to_the_first_set(page):
+    lab, session, progress, runners = page
+    runner = runners["growth"]
+    runner.start()
+    command(lab, "reset")
+    type_into(lab, "arrival_rate", 4)
+    type_into(lab, "service_rate", 3)
+    lock(runner, "1")
+    command(lab, "reset")
+    assert runner.current == 1 and runner.locked
+    type_into(lab, "arrival_rate", 4)
+    type_into(lab, "service_rate", 3)
+    assert runner.current == 4
+
+
+def test_a_control_changed_after_its_step_holds_back_the_feedback(page):
+    lab, session, progress, runners = page
+    runner = runners["growth"]
+    runner.start()
+    command(lab, "reset")
+    type_into(lab, "arrival_rate", 4)
+    type_into(lab, "service_rate", 3)
+    lock(runner, "1")
+    type_into(lab, "arrival_rate", 5)
+    command(lab, "step")
+    command(lab, "step")
+    assert not runner.finished and "needs 4" in runner.notice
+    type_into(lab, "arrival_rate", 4)
+    assert runner.finished and runner.correct
+
+
+def test_try_again_and_switching_exercises(page):
+    lab, session, progress, runners = page
+    first, second = runners["drain"], runners["growth"]
+    first.start()
+    lock(first, "0")
+    second.start()
+    assert session.active == "growth"
+    assert not first.locked and first.current == 0
+    assert not lab.transport.allowed
+    assert first.start_button.visible and not first.retry_button.visible
+    assert second.retry_button.visible
+    lock(second, "1")
+    second.retry_button.clicks += 1
+    assert not second.locked and not lab.transport.allowed
