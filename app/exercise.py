@@ -96,14 +96,14 @@ class ExerciseRunner(Viewer):
     prediction = param.Number(default=None, allow_None=True, doc="The locked prediction.")
     shown = param.Number(default=None, allow_None=True, doc="What the model showed at the end.")
     notice = param.String(default="", doc="A message about the prediction input or the controls.")
+    session = param.ClassSelector(class_=ExerciseSession, doc="Which exercise on the page is active.")
+    progress = param.ClassSelector(class_=ProgressStore, doc="This browser's finished exercises.")
 
-    def __init__(self, lab: Viewer, session: ExerciseSession, progress: ProgressStore, **params):
+    def __init__(self, lab: Viewer, **params):
         super().__init__(**params)
         self.lab = lab
         self.model = lab.model
         self.transport = lab.transport
-        self.session = session
-        self.progress = progress
         spec: Exercise = self.exercise
         self.key = f"{self.lesson_slug}/{spec.id}"
         self.prediction_input = pn.widgets.TextInput(
@@ -255,7 +255,7 @@ class ExerciseRunner(Viewer):
         return abs(self.prediction - self.shown) <= self.exercise.tolerance + 1e-9
 
     # -- view --------------------------------------------------------------------------------
-    @param.depends("current", "prediction", "shown", "notice")
+    @param.depends("current", "prediction", "shown", "notice", "session.active", "progress.completed")
     def _status_html(self) -> str:
         spec = self.exercise
         items = []
@@ -272,8 +272,8 @@ class ExerciseRunner(Viewer):
             parts.append(f'<p role="alert" class="field-error">{html.escape(self.notice)}</p>')
         if self.active and not self.locked:
             parts.append('<p class="gate">Play and Step stay off until you lock a prediction.</p>')
-        elif not self.active and self.progress.is_done(self.key):
-            parts.append("<p>✓ You finished this exercise before. Start it again any time.</p>")
+        if not self.finished and self.progress.is_done(self.key):
+            parts.append("<p>✓ You finished this exercise before; you can do it again any time.</p>")
         return "".join(parts)
 
     @param.depends("shown")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -156,7 +157,8 @@ def page(browser, live_server: LiveServer, request: pytest.FixtureRequest):
     failed = getattr(request.node, "rep_call", None)
     if failed is not None and failed.failed:
         ARTIFACTS.mkdir(exist_ok=True)
-        new_page.screenshot(path=str(ARTIFACTS / f"failed-{request.node.name}.png"), full_page=True)
+        safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.name)
+        new_page.screenshot(path=str(ARTIFACTS / f"failed-{safe}.png"), full_page=True)
     context.close()
     after = live_server.log.read_text(errors="replace")[len(before) :]
     assert "Traceback" not in after, f"server traceback during the test:\n{after}"

@@ -32,6 +32,14 @@ def _neighbours(lesson: Lesson) -> str:
     return '<nav aria-label="Lessons" class="lesson-nav">' + " · ".join(links) + "</nav>"
 
 
+def _without_title(markdown: str, title: str) -> str:
+    """Drop a leading ``# title`` line: the page already shows the title as its heading."""
+    lines = markdown.lstrip("\n").split("\n", 1)
+    if lines[0].strip() == f"# {title}":
+        return lines[1] if len(lines) > 1 else ""
+    return markdown
+
+
 def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore) -> pn.viewable.Viewable:
     """Build the lesson text, its exercises and its lab for one session.
 
@@ -67,7 +75,7 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
             runners.append(runner)
             text.append(runner)
         else:
-            text.append(pn.pane.Markdown(part, sizing_mode="stretch_width", disable_anchors=True))
+            text.append(pn.pane.Markdown(_without_title(part, lesson.title), sizing_mode="stretch_width"))
     text.append(pn.pane.HTML(_neighbours(lesson), sizing_mode="stretch_width"))
     for runner in runners:
         if runner.exercise.id == exercise_id:

@@ -165,7 +165,6 @@ class Transport(param.Parameterized):
         self.step_button = Button(label="Step", width=90)
         self.play_button = Button(label="Play", width=90, button_type="primary")
         self.speed = Select(title="Speed", value="1×", options=list(SPEEDS), width=90)
-        self.gate_note = Div(text="", visible=False, sizing_mode="stretch_width")
         self._js_args = dict(
             state=self.state,
             play=self.play_button,
@@ -196,34 +195,30 @@ class Transport(param.Parameterized):
         """A browser callback: the shared player code, then ``action``."""
         return CustomJS(args=self._js_args, code=f"{PLAYER_JS}\n{action}")
 
-    def controls(self) -> pn.pane.Bokeh:
-        """The Reset, Step, Play buttons and the speed choice, as one Panel object."""
-        return pn.pane.Bokeh(
-            row(
-                self.reset_button,
-                self.step_button,
-                self.play_button,
-                self.speed,
-                sizing_mode="stretch_width",
-            ),
+    def controls(self) -> pn.viewable.Viewable:
+        """The Reset, Step and Play buttons, the speed choice, and why Step and Play are off, if they are."""
+        return pn.Column(
+            pn.pane.Bokeh(row(self.reset_button, self.step_button, self.play_button, self.speed)),
+            pn.pane.HTML(self._gate_html, sizing_mode="stretch_width", margin=(0, 10)),
             sizing_mode="stretch_width",
         )
+
+    @param.depends("allowed", "reason")
+    def _gate_html(self) -> str:
+        if self.allowed or not self.reason:
+            return ""
+        return f'<p role="note" style="margin:2px 0;color:#7a4b00;font-weight:600">{escape(self.reason)}</p>'
 
     def readout(self) -> pn.pane.Bokeh:
         """The live status element, as a Panel object."""
         return pn.pane.Bokeh(self.status, sizing_mode="stretch_width")
 
     def _gate(self, *_events: param.parameterized.Event) -> None:
-        note = "" if self.allowed else self.reason
         # Panel runs widget callbacks without the document lock: hold() makes direct changes to
         # Bokeh models safe there and sends them as one message.
         with pn.io.hold(self.state.document):
             self.play_button.disabled = not self.allowed
             self.step_button.disabled = not self.allowed
-            self.gate_note.update(
-                text=f'<p role="note" style="margin:2px 0;color:#7a4b00;font-weight:600">{escape(note)}</p>',
-                visible=bool(note),
-            )
             if not self.allowed:
                 self.state.epoch += 1  # stop any playback in the browser, without a report
 

@@ -1,0 +1,120 @@
+"""Every exercise in content/, done in Chromium the way a student does it: index → lesson → exercise."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from app.catalog import lab_kinds
+from app.content import Exercise, Lesson, load_lessons
+from labs.timed import format_number
+from tests.conftest import ARTIFACTS
+from tests.student import reading, type_value
+
+pytestmark = pytest.mark.browser
+
+LESSONS = load_lessons()
+CASES = [(lesson, exercise) for lesson in LESSONS for exercise in lesson.exercises]
+IDS = [f"{lesson.slug}/{exercise.id}" for lesson, exercise in CASES]
+
+
+def open_exercise_from_index(page: Page, lesson: Lesson, exercise: Exercise) -> tuple[Locator, Locator]:
+    page.goto(page.base_url + "/")
+    listing = page.get_by_role("list", name=f"Exercises in {lesson.title}")
+    listing.get_by_role("link", name=exercise.title).click()
+    lab = page.get_by_role("region", name=lab_kinds()[lesson.lab].title)
+    region = page.get_by_role("region", name=f"Exercise: {exercise.title}")
+    expect(region).to_be_visible(timeout=20_000)
+    expect(lab.get_by_role("status").first).to_contain_text("=")
+    return lab, region
+
+
+def do_exercise(page: Page, lesson: Lesson, exercise: Exercise, prediction: float, use_play: bool) -> Locator:
+    lab, region = open_exercise_from_index(page, lesson, exercise)
+    model_class = lab_kinds()[lesson.lab].model
+    steps = region.get_by_role("list", name="Steps")
+    for index, step in enumerate(exercise.steps, start=1):
+        if step.kind == "reset":
+            lab.get_by_role("button", name="Reset").click()
+        elif step.kind == "set":
+            type_value(lab, model_class.param[step.control].label, format_number(step.value))
+        elif step.kind == "predict":
+            expect(lab.get_by_role("button", name="Play")).to_be_disabled()
+            expect(lab.get_by_role("button", name="Step")).to_be_disabled()
+            expect(lab).to_contain_text("until you lock a prediction")
+            region.get_by_role("textbox", name="Your prediction").fill(format_number(prediction))
+            region.get_by_role("button", name="Lock prediction").click()
+            expect(lab.get_by_role("button", name="Play")).to_be_enabled()
+        elif step.value is None or use_play:
+            lab.get_by_role("combobox", name="Speed").select_option("4×")
+            lab.get_by_role("button", name="Play").click()
+        else:
+            while reading(lab, "t") < step.value:
+                lab.get_by_role("button", name="Step").click()
+                page.wait_for_timeout(150)
+        expect(steps.get_by_role("listitem").nth(index - 1)).to_contain_text("(done)", timeout=20_000)
+    return region
+
+
+@pytest.mark.parametrize(("lesson", "exercise"), CASES, ids=IDS)
+def test_right_prediction_is_correct(page, lesson, exercise):
+    region = do_exercise(page, lesson, exercise, exercise.answer, use_play=True)
+    feedback = region.get_by_role("status")
+    expect(feedback).to_contain_text("Correct", timeout=20_000)
+    assert feedback.inner_text().startswith("Correct")
+    expect(region).to_contain_text("Why:")
+
+
+@pytest.mark.parametrize(("lesson", "exercise"), CASES, ids=IDS)
+def test_wrong_prediction_is_not_quite(page, lesson, exercise):
+    wrong = exercise.answer + 10 * exercise.tolerance + 3
+    region = do_exercise(page, lesson, exercise, wrong, use_play=False)
+    feedback = region.get_by_role("status")
+    expect(feedback).to_contain_text("Not quite", timeout=20_000)
+    assert feedback.inner_text().startswith("Not quite")
+    expect(feedback).to_contain_text(f"the lab shows {exercise.answer:.2f}")
+
+
+def test_progress_survives_a_reload(page):
+    lesson, exercise = CASES[0]
+    region = do_exercise(page, lesson, exercise, exercise.answer, use_play=True)
+    expect(region.get_by_role("status")).to_contain_text("Correct", timeout=20_000)
+    page.reload()
+    region = page.get_by_role("region", name=f"Exercise: {exercise.title}")
+    expect(region).to_contain_text("You finished this exercise before", timeout=20_000)
+    page.goto(page.base_url + "/")
+    listing = page.get_by_role("list", name=f"Exercises in {lesson.title}")
+    expect(listing.get_by_role("listitem").first).to_contain_text("done")
+    expect(page.get_by_role("navigation", name="Lessons")).to_contain_text("1 of 2 exercises done")
+
+
+def test_lesson_links_and_bad_urls(page):
+    page.goto(page.base_url + "/")
+    page.get_by_role("link", name=LESSONS[0].title).click()
+    expect(page.get_by_role("region", name="Queue lab")).to_be_visible(timeout=20_000)
+    page.get_by_role("link", name=f"Next: {LESSONS[1].title} →").first.click()
+    expect(page.get_by_role("heading", name=LESSONS[1].title, level=1)).to_be_visible(timeout=20_000)
+    page.get_by_role("link", name="← All lessons and labs").click()
+    expect(page.get_by_role("navigation", name="Lessons")).to_be_visible(timeout=20_000)
+    page.goto(page.base_url + "/lesson?id=nope")
+    expect(page.get_by_role("alert")).to_contain_text("There is no lesson called nope")
+    page.goto(page.base_url + f"/lesson?id={LESSONS[0].slug}&exercise=nope")
+    expect(page.get_by_role("alert")).to_contain_text("no exercise called 'nope'", timeout=20_000)
+    expect(page.get_by_role("region", name="Queue lab")).to_be_visible()
+
+
+@pytest.mark.parametrize("width", [375, 1280])
+def test_screenshot_of_a_lesson(page, width):
+    lesson, exercise = CASES[0]
+    page.set_viewport_size({"width": width, "height": 900})
+    lab, region = open_exercise_from_index(page, lesson, exercise)
+    page.wait_for_timeout(800)
+    scroll_width = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll_width <= width + 1, f"the page scrolls sideways at {width} px ({scroll_width} px wide)"
+    box_lab, box_text = lab.bounding_box(), region.bounding_box()
+    if width >= 1000:
+        assert box_lab["x"] > box_text["x"] + box_text["width"] - 5, "lab beside the text on a wide screen"
+    else:
+        assert box_lab["x"] < 40 and box_lab["width"] <= width, "stacked on a phone"
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"lesson-{width}px.png"), full_page=True)
