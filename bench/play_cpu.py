@@ -22,17 +22,10 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.chromium import launch  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -119,10 +112,7 @@ def main() -> None:
     )
     try:
         with sync_playwright() as playwright:
-            options = {"args": ARGS}
-            if CHROMIUM.exists():
-                options["executable_path"] = str(CHROMIUM)
-            browser = playwright.chromium.launch(**options)
+            browser = launch(playwright)
             app_idle, _ = measure(
                 browser, f"http://localhost:{app_port}/queue", app.pid, args.seconds, press_play=False
             )

@@ -16,18 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.chromium import launch
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 
 def _free_port() -> int:
@@ -85,11 +77,8 @@ def browser() -> Iterator[object]:
             raise
         pytest.skip("playwright is not installed")
     with sync_playwright() as playwright:
-        options: dict = {"args": CHROMIUM_ARGS}
-        if CHROMIUM.exists():
-            options["executable_path"] = str(CHROMIUM)
         try:
-            chromium = playwright.chromium.launch(**options)
+            chromium = launch(playwright)
         except Exception as error:  # no browser on this machine
             if os.environ.get("OVERLAP_REQUIRE_BROWSER"):
                 raise

@@ -45,6 +45,16 @@ def lock(runner, text):
     runner.lock_button.clicks += 1
 
 
+def prepare(lab, runner, arrival, service, prediction=None):
+    """Start the exercise, press Reset, type both rates and, if given, lock a prediction."""
+    runner.start()
+    command(lab, "reset")
+    type_into(lab, "arrival_rate", arrival)
+    type_into(lab, "service_rate", service)
+    if prediction is not None:
+        lock(runner, prediction)
+
+
 def test_play_and_step_are_off_until_a_prediction_is_locked(page):
     lab, session, progress, runners = page
     runner = runners["growth"]
@@ -84,11 +94,7 @@ def test_growth_exercise_ticks_in_order_and_says_correct(page):
 def test_a_wrong_prediction_gets_not_quite_and_the_models_value(page):
     lab, session, progress, runners = page
     runner = runners["drain"]
-    runner.start()
-    command(lab, "reset")
-    type_into(lab, "arrival_rate", 2)
-    type_into(lab, "service_rate", 3)
-    lock(runner, "2")
+    prepare(lab, runner, 2, 3, "2")
     command(lab, "pause", 3.5)  # Play stopped early: not far enough yet
     assert not runner.finished
     command(lab, "end", 4.0)
@@ -99,11 +105,7 @@ def test_a_wrong_prediction_gets_not_quite_and_the_models_value(page):
 def test_play_stops_at_the_run_steps_time(page):
     lab, session, progress, runners = page
     runner = runners["edit-keeps-time"]
-    runner.start()
-    command(lab, "reset")
-    type_into(lab, "arrival_rate", 2)
-    type_into(lab, "service_rate", 3)
-    lock(runner, "6")
+    prepare(lab, runner, 2, 3, "6")
     assert lab.transport.state.stop_at == 2
     for _ in range(5):
         command(lab, "step")
@@ -126,11 +128,7 @@ def test_unparseable_prediction_is_refused(page):
 def test_reset_midway_sends_the_student_back_to_the_first_set(page):
     lab, session, progress, runners = page
     runner = runners["growth"]
-    runner.start()
-    command(lab, "reset")
-    type_into(lab, "arrival_rate", 4)
-    type_into(lab, "service_rate", 3)
-    lock(runner, "1")
+    prepare(lab, runner, 4, 3, "1")
     command(lab, "reset")
     assert runner.current == 1 and runner.locked
     type_into(lab, "arrival_rate", 4)
@@ -141,11 +139,7 @@ def test_reset_midway_sends_the_student_back_to_the_first_set(page):
 def test_a_control_changed_after_its_step_holds_back_the_feedback(page):
     lab, session, progress, runners = page
     runner = runners["growth"]
-    runner.start()
-    command(lab, "reset")
-    type_into(lab, "arrival_rate", 4)
-    type_into(lab, "service_rate", 3)
-    lock(runner, "1")
+    prepare(lab, runner, 4, 3, "1")
     type_into(lab, "arrival_rate", 5)
     command(lab, "step")
     command(lab, "step")
