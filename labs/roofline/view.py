@@ -1,0 +1,594 @@
+"""The roofline lab's view: typed controls, device presets, Reset/Step/Play, the roofline plot.
+
+Below the log–log roofline, a small timeline shows the race of bytes against FLOPs that Play runs
+on the modelled device.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import (
+    BoxAnnotation,
+    ColumnDataSource,
+    CustomJSHover,
+    FixedTicker,
+    HoverTool,
+    Label,
+    NoOverlap,
+    Range1d,
+    Span,
+)
+from bokeh.plotting import figure
+from panel.viewable import Viewer
+
+from labs.roofline.model import AT_RIDGE, MEMORY_BOUND, PLAYBACK_RANGE, RooflineModel
+from labs.ui.number_field import NumberField
+from labs.ui.playback import Transport, escape
+from labs.ui.region import NamedRegion
+from labs.ui.styles import PANEL_CSS
+
+UNITS = {"intensity": "FLOP/byte", "bandwidth": "GB/s", "peak_compute": "GFLOP/s"}
+
+MEMORY_COLOUR = "#1f6fb2"
+COMPUTE_COLOUR = "#d4541a"
+RIDGE_COLOUR = "#6a3d9a"
+
+X_RANGE = (1 / 16, 4096.0)
+"""The intensity axis: every value the control accepts, fixed so the chart never jumps."""
+
+X_TICKS = {2.0**k: (f"1/{2**-k}" if k < 0 else str(2**k)) for k in range(-4, 13, 2)}
+
+TERA_FROM = 10_000.0
+"""From this many GFLOP/s on, the readout adds the figure in TFLOP/s in brackets."""
+
+
+@dataclass(frozen=True)
+class Device:
+    """A device preset: its compute roof, memory bandwidth, and where those figures come from."""
+
+    label: str
+    peak_compute: float
+    bandwidth: float
+    source: str
+
+
+DEVICES = {
+    device.label: device
+    for device in (
+        Device(
+            "Teaching device (1000 GFLOP/s)",
+            RooflineModel.param.peak_compute.default,
+            RooflineModel.param.bandwidth.default,
+            "A made-up device for the lessons: P = 1000 GFLOP/s; choosing it sets B = 200 GB/s.",
+        ),
+        Device(
+            "NVIDIA H100 SXM (989 TFLOP/s, 3.35 TB/s)",
+            989_000.0,
+            3350.0,
+            "NVIDIA H100 Tensor Core GPU datasheet, SXM column: BF16 Tensor Core 1,979 TFLOPS "
+            "with sparsity, so about 989 TFLOP/s dense; GPU memory bandwidth 3.35 TB/s (HBM3).",
+        ),
+        Device(
+            "NVIDIA H200 SXM (989 TFLOP/s, 4.8 TB/s)",
+            989_000.0,
+            4800.0,
+            "NVIDIA H200 Tensor Core GPU datasheet, SXM column: the same BF16 Tensor Core figure "
+            "as the H100 (1,979 TFLOPS with sparsity, about 989 dense); 4.8 TB/s (HBM3e).",
+        ),
+        Device(
+            "NVIDIA A100 SXM 80GB (312 TFLOP/s, 2.04 TB/s)",
+            312_000.0,
+            2039.0,
+            "NVIDIA A100 Tensor Core GPU datasheet, 80GB SXM column: BF16 Tensor Core 312 TFLOPS "
+            "dense (624 with sparsity); GPU memory bandwidth 2,039 GB/s (HBM2e).",
+        ),
+    )
+}
+TEACHING_DEVICE = next(iter(DEVICES))
+CUSTOM_DEVICE = "Custom (typed compute roof)"
+
+
+def significant(value: float, digits: int = 4) -> str:
+    """Show a number with at most ``digits`` significant digits, never in exponent notation.
+
+    Parameters
+    ----------
+    value : float
+        The number.
+    digits : int
+        Significant digits to keep.
+
+    Returns
+    -------
+    str
+        ``"800"``, ``"295.2"``, ``"0.0625"``, ``"989000"``.
+    """
+    if value == 0 or not math.isfinite(value):
+        return str(value if value else 0)
+    places = digits - 1 - math.floor(math.log10(abs(value)))
+    rounded = round(value, places)
+    return np.format_float_positional(rounded, trim="-")
+
+
+def performance(value: float) -> str:
+    """A rate in GFLOP/s for the readout, with TFLOP/s in brackets when that reads better.
+
+    Parameters
+    ----------
+    value : float
+        GFLOP/s.
+
+    Returns
+    -------
+    str
+        ``"800 GFLOP/s"`` or ``"26800 GFLOP/s (26.8 TFLOP/s)"``.
+    """
+    text = f"{significant(value)} GFLOP/s"
+    if value >= TERA_FROM:
+        text += f" ({significant(value / 1000)} TFLOP/s)"
+    return text
+
+
+def axis_label(value: float) -> str:
+    """Label a power-of-ten tick on the performance axis.
+
+    Parameters
+    ----------
+    value : float
+        A power of ten, in GFLOP/s.
+
+    Returns
+    -------
+    str
+        ``"0.01"`` … ``"1000"``, then ``"10 000"`` with thin spaces, and ``"10⁻³"`` below 0.01.
+    """
+    exponent = round(math.log10(value))
+    if exponent < -2:
+        return "10" + str(exponent).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    if exponent < 4:
+        return significant(value)
+    return f"{10**exponent:,}".replace(",", "\u2009")
+
+
+def performance_range(peak_compute: float) -> tuple[float, float]:
+    """The performance axis for a compute roof: six decades, the roof at least 10× below the top.
+
+    Parameters
+    ----------
+    peak_compute : float
+        P in GFLOP/s.
+
+    Returns
+    -------
+    tuple of float
+        ``(bottom, top)`` in GFLOP/s, powers of ten; it depends on P only, so moving I or B
+        never moves it.
+    """
+    top = 10.0 ** math.ceil(math.log10(peak_compute * 10))
+    return top / 1e6, top
+
+
+HOVER_CODE = """
+const I = special_vars.x
+const P = info.data.P[0], B = info.data.B[0]
+const perf = Math.min(P, I * B)
+const fmt = (v) => Number(v.toPrecision(4)).toString()
+const side = I * B < P ? "memory-bound" : (I * B > P ? "compute-bound" : "at the ridge")
+return `I = ${fmt(I)} FLOP/byte: attainable = ${fmt(perf)} GFLOP/s (${side})`
+"""
+
+
+class RooflineLab(Viewer):
+    """One student's roofline lab: a :class:`RooflineModel` drawn with Bokeh, served by Panel.
+
+    With ``presets=True`` (the standalone lab) a "Device" chooser sets P and B from real
+    accelerators and P can be typed; with ``presets=False`` (a lesson) P stays at its default,
+    1000 GFLOP/s, and is shown as a fixed value.
+    """
+
+    model = param.ClassSelector(class_=RooflineModel, doc="This session's roofline model.")
+    presets = param.Boolean(
+        default=True,
+        constant=True,
+        doc="Offer the Device chooser and a typed compute roof P; False fixes P as in the lessons.",
+    )
+
+    def __init__(self, **params):
+        params.setdefault("model", RooflineModel())
+        super().__init__(**params)
+        self.transport = Transport(model=self.model, template=self._template, redraw=self.refresh)
+        names = self.model.controls if self.presets else ("intensity", "bandwidth")
+        self.fields = [NumberField(model=self.model, control=n, unit=UNITS[n]) for n in names]
+        for field in self.fields:
+            self.transport.sync_on_edit(field.input)
+        self._syncing_device = False
+        self.fixed_roof = pn.pane.HTML(
+            f"<p style='margin:8px 0'>Compute roof P = {significant(self.model.peak_compute)} GFLOP/s "
+            "(fixed in this lesson)</p>",
+            min_width=150,
+            margin=(0, 10),
+        )
+        self.device = pn.widgets.Select(
+            label="Device",
+            options=[*DEVICES, CUSTOM_DEVICE],
+            value=TEACHING_DEVICE,
+            sizing_mode="stretch_width",
+            max_width=420,
+        )
+        if self.presets:
+            self.device.param.watch(self._device_chosen, "value")
+            self.model.param.watch(self._roof_changed, "peak_compute")
+        self.roofline = self._make_roofline()
+        self.race = self._make_race()
+        self._drawn: tuple = ()
+        self.model.param.watch(self._model_changed, ["t", "horizon", *self.model.controls])
+        self.refresh()
+        self._layout = NamedRegion(
+            label="Roofline lab",
+            object=pn.Column(*self._parts(), sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
+
+    # ----- layout -------------------------------------------------------------------------
+
+    def _parts(self) -> list[pn.viewable.Viewable]:
+        parts: list[pn.viewable.Viewable] = [
+            pn.pane.HTML("<h2 class='lab-title'>Roofline lab</h2>", margin=(0, 10), stylesheets=[PANEL_CSS])
+        ]
+        if self.presets:
+            parts.append(self.device)
+        controls: list[pn.viewable.Viewable] = [*self.fields]
+        if not self.presets:
+            controls.append(self.fixed_roof)
+        parts += [
+            pn.FlexBox(*controls, flex_wrap="wrap", sizing_mode="stretch_width"),
+            self.transport.controls(),
+            self.transport.readout(),
+            pn.pane.Bokeh(self.roofline, sizing_mode="stretch_width"),
+            pn.pane.Bokeh(self.race, sizing_mode="stretch_width"),
+            pn.pane.HTML(self._race_caption(), sizing_mode="stretch_width", margin=(0, 10)),
+            pn.pane.HTML(self._scope_html(), sizing_mode="stretch_width", margin=(0, 10)),
+        ]
+        if self.presets:
+            parts.append(pn.pane.HTML(self._sources_html(), sizing_mode="stretch_width", margin=(0, 10)))
+        return parts
+
+    @staticmethod
+    def _scope_html() -> str:
+        return (
+            "<p style='font-size:0.9rem;color:#444'>B is the bandwidth between the device and its "
+            "own memory, not network bandwidth. Play runs a fixed 8 GFLOP of work and changes "
+            "neither I nor B. The lab shows one resource ceiling on one device: it has no "
+            "collectives, no second kernel competing for memory, no ranks and no network.</p>"
+        )
+
+    @staticmethod
+    def _sources_html() -> str:
+        items = "".join(
+            f"<li><strong>{html.escape(d.label)}</strong>: {html.escape(d.source)}</li>" for d in DEVICES.values()
+        )
+        return (
+            '<section aria-label="Device figures" style="font-size:0.9rem;color:#444">'
+            "<h3 style='font-size:1rem;margin:4px 0'>Where the device figures come from</h3>"
+            f"<ul style='margin:0;padding-left:1.2em'>{items}</ul>"
+            "<p style='margin:4px 0'>Peak figures from the vendor's datasheets; real kernels "
+            "reach less than either roof.</p></section>"
+        )
+
+    # ----- presets ------------------------------------------------------------------------
+
+    def _device_chosen(self, event: param.parameterized.Event) -> None:
+        device = DEVICES.get(event.new)
+        if self._syncing_device or device is None:
+            return
+        self.model.param.update(peak_compute=device.peak_compute, bandwidth=device.bandwidth)
+
+    def _roof_changed(self, event: param.parameterized.Event) -> None:
+        shown = DEVICES.get(self.device.value)
+        if shown is not None and shown.peak_compute == event.new:
+            return
+        match = next((d for d in DEVICES.values() if d.peak_compute == event.new), None)
+        self._syncing_device = True
+        try:
+            self.device.value = match.label if match else CUSTOM_DEVICE
+        finally:
+            self._syncing_device = False
+
+    # ----- readout ------------------------------------------------------------------------
+
+    def _template(self) -> str:
+        m = self.model
+        unit, seconds = m.time_unit
+        intensity = significant(m.intensity)
+        if m.regime == AT_RIDGE:
+            regime = m.regime
+        elif m.regime == MEMORY_BOUND:
+            regime = f"{m.regime}: I = {intensity} is left of the ridge"
+        else:
+            regime = f"{m.regime}: I = {intensity} is right of the ridge"
+        head = (
+            f"<strong>{escape('attainable = ' + performance(m.attainable))}</strong> · "
+            f"{escape(regime)} · {escape(f'ridge = {significant(m.ridge)} FLOP/byte')}"
+        )
+        finish = significant(m.finish_time / seconds)
+        race = escape(
+            f"Play: device time = {{time:2}} of {finish} {unit} · "
+            "bytes moved {bytes_pct:0}% · FLOPs done {flops_pct:0}%"
+        )
+        memory = significant(m.memory_time / seconds)
+        compute = significant(m.compute_time / seconds)
+        slower = "memory" if m.memory_time > m.compute_time else "compute"
+        if m.at_ridge:
+            slower = "both sides"
+        why = escape(
+            f"{significant(m.work)} GFLOP moving {significant(m.traffic)} GB: memory needs "
+            f"{memory} {unit}, compute needs {compute} {unit}; {slower} sets the finish, "
+            f"and {significant(m.work)} GFLOP in {finish} {unit} is "
+            f"{performance(m.achieved_rate)}."
+        )
+        return f"{head}<br>{race}<br><span style='font-weight:400'>{why}</span>"
+
+    # ----- figures ------------------------------------------------------------------------
+
+    def _make_roofline(self):
+        low, high = performance_range(self.model.peak_compute)
+        fig = figure(
+            height=380,
+            sizing_mode="stretch_width",
+            x_axis_type="log",
+            y_axis_type="log",
+            x_range=Range1d(*X_RANGE),
+            y_range=Range1d(low, high),
+            x_axis_label="arithmetic intensity I (FLOP/byte)",
+            y_axis_label="performance (GFLOP/s)",
+            tools="",
+            toolbar_location=None,
+            title="Roofline: attainable = min(P, I·B)",
+        )
+        fig.xaxis.ticker = FixedTicker(ticks=list(X_TICKS))
+        fig.xaxis.major_label_overrides = dict(X_TICKS)
+        fig.xaxis.major_label_policy = NoOverlap(min_distance=10)
+        self.y_ticker = FixedTicker(ticks=[])
+        fig.yaxis.ticker = self.y_ticker
+        self.memory_area = BoxAnnotation(fill_color=MEMORY_COLOUR, fill_alpha=0.07, line_alpha=0)
+        self.compute_area = BoxAnnotation(fill_color=COMPUTE_COLOUR, fill_alpha=0.07, line_alpha=0)
+        fig.add_layout(self.memory_area)
+        fig.add_layout(self.compute_area)
+        self.memory_name = Label(
+            text="memory-bound",
+            text_color=MEMORY_COLOUR,
+            text_align="left",
+            text_font_style="bold",
+            text_font_size="13px",
+        )
+        self.compute_name = Label(
+            text="compute-bound",
+            text_color=COMPUTE_COLOUR,
+            text_align="right",
+            text_font_style="bold",
+            text_font_size="13px",
+        )
+        fig.add_layout(self.memory_name)
+        fig.add_layout(self.compute_name)
+        self.ceilings = ColumnDataSource(data={"x": [], "slope": [], "roof": []})
+        fig.line(
+            "x",
+            "slope",
+            source=self.ceilings,
+            line_dash="dashed",
+            color=MEMORY_COLOUR,
+            line_alpha=0.45,
+            line_width=1.5,
+        )
+        fig.line(
+            "x",
+            "roof",
+            source=self.ceilings,
+            line_dash="dashed",
+            color=COMPUTE_COLOUR,
+            line_alpha=0.45,
+            line_width=1.5,
+        )
+        self.roof = ColumnDataSource(data={"x": [], "y": [], "P": [], "B": []})
+        roof_line = fig.line("x", "y", source=self.roof, line_width=4, color="#1f3b57")
+        self.ridge_line = Span(
+            dimension="height",
+            line_dash="dotted",
+            line_color=RIDGE_COLOUR,
+            line_width=2,
+            location=1.0,
+        )
+        fig.add_layout(self.ridge_line)
+        self.ridge_point = ColumnDataSource(data={"x": [], "y": []})
+        fig.scatter("x", "y", source=self.ridge_point, marker="diamond", size=14, color=RIDGE_COLOUR)
+        self.ridge_label = Label(x=1.0, y=1.0, text="", text_color=RIDGE_COLOUR, text_font_size="12px")
+        fig.add_layout(self.ridge_label)
+        self.kernel = ColumnDataSource(data={"x": [], "y": [], "regime": []})
+        point = fig.scatter("x", "y", source=self.kernel, size=15, color="#2a9d3f", line_color="white", line_width=2)
+        self.kernel_label = Label(
+            x=1.0, y=1.0, text="", text_color="#1d6e2c", text_font_size="12px", text_font_style="bold"
+        )
+        fig.add_layout(self.kernel_label)
+        hover_roof = CustomJSHover(args={"info": self.roof}, code=HOVER_CODE)
+        fig.add_tools(
+            HoverTool(
+                renderers=[roof_line],
+                mode="vline",
+                line_policy="none",
+                tooltips=[("roofline", "$x{custom}")],
+                formatters={"$x": hover_roof},
+            ),
+            HoverTool(
+                renderers=[point],
+                tooltips=[
+                    ("your kernel", "I = @x{0.[000]} FLOP/byte"),
+                    ("attainable", "@y{0.[00]} GFLOP/s"),
+                    ("regime", "@regime"),
+                ],
+            ),
+        )
+        return fig
+
+    def _make_race(self):
+        fig = figure(
+            height=240,
+            sizing_mode="stretch_width",
+            x_range=Range1d(0, 10),
+            y_range=Range1d(0, 108),
+            x_axis_label="device time",
+            y_axis_label="done (%)",
+            tools="",
+            toolbar_location=None,
+            title="Play: the workload on this device",
+        )
+        fig.yaxis.ticker = FixedTicker(ticks=[0, 25, 50, 75, 100])
+        self.alone = ColumnDataSource(data={"time": [], "flops_pct": []})
+        fig.line(
+            "time",
+            "flops_pct",
+            source=self.alone,
+            line_dash="dashed",
+            color=COMPUTE_COLOUR,
+            line_alpha=0.6,
+            line_width=1.5,
+        )
+        reveal, marker = self.transport.reveal, self.transport.marker
+        fig.line("time", "bytes_pct", source=reveal, color=MEMORY_COLOUR, line_width=7, line_alpha=0.45)
+        fig.line("time", "flops_pct", source=reveal, color=COMPUTE_COLOUR, line_width=2.5)
+        fig.scatter("time", "bytes_pct", source=marker, size=13, color=MEMORY_COLOUR, alpha=0.6)
+        fig.scatter("time", "flops_pct", source=marker, size=8, color=COMPUTE_COLOUR)
+        self.memory_done = Span(dimension="height", line_dash="dotted", line_color=MEMORY_COLOUR, line_width=2)
+        self.compute_done = Span(dimension="height", line_dash="dotted", line_color=COMPUTE_COLOUR, line_width=2)
+        self.memory_done_label = Label(x=0, y=18, text="", text_color=MEMORY_COLOUR, text_font_size="11px")
+        self.compute_done_label = Label(x=0, y=4, text="", text_color=COMPUTE_COLOUR, text_font_size="11px")
+        for annotation in (
+            self.memory_done,
+            self.compute_done,
+            self.memory_done_label,
+            self.compute_done_label,
+        ):
+            fig.add_layout(annotation)
+        return fig
+
+    @staticmethod
+    def _race_caption() -> str:
+        def swatch(colour: str, style: str) -> str:
+            return (
+                "<span aria-hidden='true' style='display:inline-block;width:22px;"
+                f"border-top:{style} {colour};vertical-align:middle;margin:0 4px'></span>"
+            )
+
+        return (
+            "<p style='font-size:0.85rem;color:#444;margin:0'>"
+            f"{swatch(MEMORY_COLOUR + '80', '6px solid')}bytes moved, at B "
+            f"{swatch(COMPUTE_COLOUR, '3px solid')}FLOPs done, never ahead of their bytes "
+            f"{swatch(COMPUTE_COLOUR, '2px dashed')}FLOPs at P, as if every byte were already "
+            "there. Dotted lines: when memory alone and compute alone would be done; the later "
+            "one is the finish.</p>"
+        )
+
+    # ----- redraw -------------------------------------------------------------------------
+
+    def _state(self) -> tuple:
+        return tuple(getattr(self.model, name) for name in ("t", "horizon", *self.model.controls))
+
+    def _model_changed(self, *_events: param.parameterized.Event) -> None:
+        # An edit that moves the horizon reaches here twice (the model's own watcher sets the
+        # horizon first); draw once per state.
+        if self._state() != self._drawn:
+            self.refresh()
+
+    def refresh(self, *_events: param.parameterized.Event) -> None:
+        """Redraw everything from the model: roofline, kernel point, race, readout."""
+        with pn.io.hold(self.transport.state.document):
+            self._redraw()
+
+    def _redraw(self) -> None:
+        self._drawn = self._state()
+        self._redraw_roofline()
+        self._redraw_race()
+        self.transport.refresh()
+
+    def _redraw_roofline(self) -> None:
+        m = self.model
+        P, B, ridge = m.peak_compute, m.bandwidth, m.ridge
+        x0, x1 = X_RANGE
+        low, high = performance_range(P)
+        self.roofline.y_range.update(start=low, end=high)
+        decades = [10.0**k for k in range(round(math.log10(low)), round(math.log10(high)) + 1)]
+        self.y_ticker.ticks = decades
+        self.roofline.yaxis[0].major_label_overrides = {v: axis_label(v) for v in decades}
+        xs = [x0, ridge, x1] if x0 < ridge < x1 else [x0, x1]
+        self.roof.data = {
+            "x": xs,
+            "y": [min(P, x * B) for x in xs],
+            "P": [P] * len(xs),
+            "B": [B] * len(xs),
+        }
+        self.ceilings.data = {"x": [x0, x1], "slope": [x0 * B, x1 * B], "roof": [P, P]}
+        on_chart = x0 <= ridge <= x1
+        self.memory_area.update(left=None, right=ridge)
+        self.compute_area.update(left=ridge, right=None)
+        label_y = high / 10**0.3
+        # Each region's name sits at its outer edge, shown while the region spans 3 octaves or more.
+        self.memory_name.update(x=x0, y=label_y, x_offset=6, visible=ridge >= x0 * 8)
+        self.compute_name.update(x=x1, y=label_y, x_offset=-6, visible=ridge <= x1 / 8)
+        self.ridge_line.update(location=ridge, visible=on_chart)
+        self.ridge_point.data = {"x": [ridge] if on_chart else [], "y": [P] if on_chart else []}
+        ridge_text = f"ridge = {significant(ridge)} FLOP/byte"
+        ridge_left = ridge > 128  # keep the label inside the plot on a narrow screen
+        self.ridge_label.update(
+            x=min(max(ridge, x0), x1),
+            y=low,
+            text=ridge_text if on_chart else f"{ridge_text}\n(off the chart)",
+            text_align="right" if ridge_left else "left",
+            text_baseline="bottom",
+            x_offset=-6 if ridge_left else 6,
+            y_offset=6,
+        )
+        self.kernel.data = {"x": [m.intensity], "y": [m.attainable], "regime": [m.regime]}
+        # Below-right of the point while there is room on its right (also on a phone); further
+        # right, left of it: above the slope for a memory-bound kernel, under the roof otherwise.
+        right_side = m.intensity <= (16 if m.regime == MEMORY_BOUND else 64)
+        above = not right_side and m.regime == MEMORY_BOUND
+        self.kernel_label.update(
+            x=m.intensity,
+            y=m.attainable,
+            text=f"your kernel\n{significant(m.attainable)} GFLOP/s",
+            text_align="left" if right_side else "right",
+            text_baseline="bottom" if above else "top",
+            x_offset=10 if right_side else -10,
+            y_offset=10 if above else -10,
+        )
+
+    def _redraw_race(self) -> None:
+        m = self.model
+        unit, seconds = m.time_unit
+        end = PLAYBACK_RANGE[1] * m.time_scale / seconds
+        self.race.x_range.update(start=0, end=end)
+        self.race.xaxis.axis_label = f"device time ({unit})"
+        self.race.title.text = f"Play: {significant(m.work)} GFLOP on this device"
+        memory, compute = m.memory_time / seconds, m.compute_time / seconds
+        self.alone.data = {"time": [0.0, compute, max(end, compute)], "flops_pct": [0, 100, 100]}
+        self.memory_done.location = memory
+        self.compute_done.location = compute
+        for label, at, side in (
+            (self.memory_done_label, memory, "memory"),
+            (self.compute_done_label, compute, "compute"),
+        ):
+            early = at < 0.45 * end
+            label.update(
+                x=at,
+                text=f"{side} alone: {significant(at)} {unit}",
+                text_align="left" if early else "right",
+                x_offset=5 if early else -5,
+            )
+
+    def __panel__(self) -> pn.viewable.Viewable:
+        return self._layout

@@ -1,0 +1,174 @@
+"""The roofline lab in a real Chromium, doing what the seed 004 exercises ask a student to do."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.student import open_lab, reading, readout, type_value, wait_until
+
+pytestmark = pytest.mark.browser
+
+H100 = "NVIDIA H100 SXM (989 TFLOP/s, 3.35 TB/s)"
+H200 = "NVIDIA H200 SXM (989 TFLOP/s, 4.8 TB/s)"
+TEACHING = "Teaching device (1000 GFLOP/s)"
+PROGRESS = re.compile(r"device time = ([\d.]+) of [\d.]+ ms · bytes moved (\d+)% · FLOPs done (\d+)%")
+
+
+def set_kernel(lab, intensity: str, bandwidth: str, attainable: str) -> None:
+    type_value(lab, "Arithmetic intensity I", intensity)
+    type_value(lab, "Memory bandwidth B", bandwidth)
+    expect(lab.get_by_role("status").first).to_contain_text(f"attainable = {attainable} GFLOP/s")
+
+
+def play_to_the_end(lab, speed: str = "4×") -> list[tuple[float, int, int]]:
+    """Press Play and read the readout until playback ends: (device time, bytes %, FLOPs %)."""
+    lab.get_by_role("combobox", name="Speed").select_option(speed)
+    lab.get_by_role("button", name="Play").click()
+    expect(lab.get_by_role("button", name="Pause")).to_be_visible()
+    seen: list[tuple[float, int, int]] = []
+
+    def ended() -> bool:
+        match = PROGRESS.search(readout(lab))
+        if match:
+            seen.append((float(match.group(1)), int(match.group(2)), int(match.group(3))))
+        return lab.get_by_role("button", name="Play").is_visible()
+
+    wait_until(ended, timeout=20)
+    return seen
+
+
+def test_index_links_to_the_roofline_lab(page):
+    page.goto(page.base_url + "/")
+    page.get_by_role("link", name="Roofline lab").click()
+    lab = page.get_by_role("region", name="Roofline lab")
+    expect(lab).to_be_visible(timeout=20_000)
+    expect(lab.get_by_role("status").first).to_contain_text("attainable = 400 GFLOP/s")
+
+
+def test_below_the_ridge_exercise(page):
+    lab = open_lab(page, "/roofline", "Roofline lab")
+    lab.get_by_role("button", name="Reset").click()
+    set_kernel(lab, "8", "100", "800")
+    status = lab.get_by_role("status").first
+    expect(status).to_contain_text("memory-bound")
+    expect(status).to_contain_text("ridge = 10 FLOP/byte")
+    seen = play_to_the_end(lab)
+    expect(status).to_contain_text("device time = 10.00 of 10 ms")
+    times = [t for t, _, _ in seen]
+    assert any(2 < t < 8 for t in times), times  # the race was drawn on the way, not only at the end
+    assert times == sorted(times)
+    assert all(abs(b - f) <= 1 for _, b, f in seen), seen  # the arithmetic waits for its bytes
+    text = readout(lab)
+    assert "attainable = 800 GFLOP/s" in text and "memory-bound" in text and "compute-bound" not in text
+    assert "ridge = 10 FLOP/byte" in text
+    assert "bytes moved 100% · FLOPs done 100%" in text
+    expect(lab.get_by_role("textbox", name="Arithmetic intensity I")).to_have_value("8")
+    expect(lab.get_by_role("textbox", name="Memory bandwidth B")).to_have_value("100")
+
+
+def test_compute_roof_exercise(page):
+    lab = open_lab(page, "/roofline", "Roofline lab")
+    lab.get_by_role("button", name="Reset").click()
+    set_kernel(lab, "16", "100", "1000")
+    status = lab.get_by_role("status").first
+    expect(status).to_contain_text("compute-bound")
+    expect(status).to_contain_text("ridge = 10 FLOP/byte")
+    seen = play_to_the_end(lab)
+    expect(status).to_contain_text("device time = 8.00 of 8 ms")
+    assert all(b >= f for _, b, f in seen), seen
+    assert any(b == 100 and f < 100 for _, b, f in seen), seen  # bytes in first, arithmetic sets the end
+    text = readout(lab)
+    assert "attainable = 1000 GFLOP/s" in text and "compute-bound" in text and "memory-bound" not in text
+    expect(lab.get_by_role("textbox", name="Arithmetic intensity I")).to_have_value("16")
+    expect(lab.get_by_role("textbox", name="Memory bandwidth B")).to_have_value("100")
+
+
+def test_both_exercises_one_after_the_other(page):
+    lab = open_lab(page, "/roofline", "Roofline lab")
+    lab.get_by_role("button", name="Reset").click()
+    set_kernel(lab, "8", "100", "800")
+    play_to_the_end(lab)
+    lab.get_by_role("button", name="Reset").click()
+    expect(lab.get_by_role("textbox", name="Arithmetic intensity I")).to_have_value("2")
+    expect(lab.get_by_role("status").first).to_contain_text("attainable = 400 GFLOP/s")
+    set_kernel(lab, "16", "100", "1000")
+    expect(lab.get_by_role("status").first).to_contain_text("compute-bound")
+    expect(lab.get_by_role("status").first).to_contain_text("device time = 0.00 of 8 ms")
+
+
+def test_step_advances_one_millisecond_of_device_time(page):
+    lab = open_lab(page, "/roofline", "Roofline lab")
+    set_kernel(lab, "8", "100", "800")
+    for t in (1, 2, 3):
+        lab.get_by_role("button", name="Step").click()
+        expect(lab.get_by_role("status").first).to_contain_text(f"device time = {t}.00 of 10 ms")
+    assert "bytes moved 30% · FLOPs done 30%" in readout(lab)
+
+
+@pytest.mark.parametrize(
+    ("control", "typed"),
+    [("Arithmetic intensity I", t) for t in ("abc", "nan", "inf", "0", "5000", "")] + [("Memory bandwidth B", "-100")],
+)
+def test_invalid_value_is_refused_and_changes_nothing(page, control, typed):
+    lab = open_lab(page, "/roofline", "Roofline lab")
+    set_kernel(lab, "8", "100", "800")
+    kept = "8" if control.startswith("Arithmetic") else "100"
+    before = readout(lab)
+    type_value(lab, control, typed)
+    alert = lab.get_by_role("alert")
+    expect(alert).to_contain_text(control)
+    expect(alert).to_contain_text(f"kept {kept}")
+    expect(lab.get_by_role("textbox", name=control)).to_have_value(kept)
+    assert readout(lab) == before
+    type_value(lab, control, "16" if kept == "8" else "200")
+    expect(lab.get_by_role("alert")).to_have_count(0)
+    expect(lab.get_by_role("status").first).to_contain_text("compute-bound")
+
+
+def test_choosing_a_device_sets_p_and_b(page):
+    lab = open_lab(page, "/roofline", "Roofline lab")
+    set_kernel(lab, "8", "100", "800")
+    device = lab.get_by_role("combobox", name="Device")
+    expect(device).to_have_value(TEACHING)
+    device.select_option(H100)
+    expect(lab.get_by_role("textbox", name="Compute roof P")).to_have_value("989000")
+    expect(lab.get_by_role("textbox", name="Memory bandwidth B")).to_have_value("3350")
+    status = lab.get_by_role("status").first
+    expect(status).to_contain_text("attainable = 26800 GFLOP/s (26.8 TFLOP/s)")
+    expect(status).to_contain_text("memory-bound")
+    expect(status).to_contain_text("ridge = 295.2 FLOP/byte")
+    expect(lab.get_by_role("textbox", name="Arithmetic intensity I")).to_have_value("8")
+    expect(lab).to_contain_text("H100 Tensor Core GPU datasheet")
+    device.select_option(H200)
+    expect(lab.get_by_role("textbox", name="Memory bandwidth B")).to_have_value("4800")
+    expect(status).to_contain_text("attainable = 38400 GFLOP/s (38.4 TFLOP/s)")
+    lab.get_by_role("button", name="Reset").click()
+    expect(device).to_have_value(TEACHING)
+    expect(lab.get_by_role("textbox", name="Compute roof P")).to_have_value("1000")
+    expect(status).to_contain_text("attainable = 400 GFLOP/s")
+
+
+def test_play_exchanges_no_message_while_playing(page):
+    lab = open_lab(page, "/roofline", "Roofline lab")
+    set_kernel(lab, "8", "100", "800")  # 10 s of playback at 1×
+    log = page.websocket_log
+    log.wait_for_quiet(page)
+    pressed = time.monotonic()
+    lab.get_by_role("button", name="Play").click()
+    page.wait_for_timeout(3600)
+    steady = (pressed + 0.5, pressed + 3.5)
+    assert log.between(*steady, "sent") == []
+    assert log.between(*steady, "received") == []
+    assert 3 < reading(lab, "time") < 10  # device ms, one per second at 1×
+    lab.get_by_role("button", name="Pause").click()
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    page.wait_for_timeout(1000)
+    cycle = (pressed - 0.01, time.monotonic())
+    assert 1 <= len(log.between(*cycle, "sent")) <= 2, log.messages
+    assert len(log.between(*cycle, "received")) <= 2, log.messages
+    expect(lab.get_by_role("textbox", name="Arithmetic intensity I")).to_have_value("8")
+    assert "attainable = 800 GFLOP/s" in readout(lab)

@@ -1,0 +1,282 @@
+"""The roofline lab's view without a browser: inputs, readout contract, plot data, presets, Play."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from labs.roofline.view import (
+    CUSTOM_DEVICE,
+    DEVICES,
+    TEACHING_DEVICE,
+    X_RANGE,
+    RooflineLab,
+    axis_label,
+    performance,
+    performance_range,
+    significant,
+)
+
+H100, H200, A100 = list(DEVICES)[1:4]
+
+
+def status_text(lab: RooflineLab) -> str:
+    return re.sub(r"<[^>]+>", " ", lab.transport.status.text)
+
+
+def send(lab: RooflineLab, action: str, t: float | None = None, seq: list[int] = [0]) -> None:  # noqa: B006
+    seq[0] += 1
+    lab.transport.state.command = {"action": action, "t": t, "seq": seq[0]}
+
+
+def field(lab: RooflineLab, control: str):
+    return next(f for f in lab.fields if f.control == control)
+
+
+def type_in(lab: RooflineLab, control: str, value: str) -> None:
+    field(lab, control).input.value = value
+
+
+@pytest.fixture
+def lab() -> RooflineLab:
+    view = RooflineLab()
+    view.__panel__()
+    return view
+
+
+def test_initial_readout_follows_the_contract(lab):
+    text = status_text(lab)
+    assert "attainable = 400 GFLOP/s" in text
+    assert "memory-bound" in text and "compute-bound" not in text
+    assert "ridge = 5 FLOP/byte" in text
+    assert 'role="status"' in lab.transport.status.text
+
+
+def test_inputs_are_named_for_the_contract(lab):
+    names = [f.input.label for f in lab.fields]
+    assert names == ["Arithmetic intensity I (FLOP/byte)", "Memory bandwidth B (GB/s)", "Compute roof P (GFLOP/s)"]
+    assert [f.input.value for f in lab.fields] == ["2", "200", "1000"]
+
+
+def test_below_the_ridge_exercise_values(lab):
+    type_in(lab, "intensity", "8")
+    type_in(lab, "bandwidth", "100")
+    text = status_text(lab)
+    assert "attainable = 800 GFLOP/s" in text and "memory-bound" in text and "ridge = 10 FLOP/byte" in text
+    assert "memory needs 10 ms, compute needs 8 ms" in text
+    assert "TFLOP/s" not in text
+    assert lab.kernel.data["x"] == [8] and lab.kernel.data["y"] == [800]
+    assert lab.ridge_point.data == {"x": [10], "y": [1000]}
+    assert lab.roof.data["x"] == [X_RANGE[0], 10, X_RANGE[1]]
+    assert lab.roof.data["y"] == [pytest.approx(X_RANGE[0] * 100), 1000, 1000]
+    assert lab.memory_area.right == 10 and lab.compute_area.left == 10
+    assert lab.ridge_line.location == 10 and lab.ridge_line.visible
+    assert lab.ridge_label.text == "ridge = 10 FLOP/byte"
+    assert "800 GFLOP/s" in lab.kernel_label.text
+
+
+def test_compute_roof_exercise_values(lab):
+    type_in(lab, "intensity", "16")
+    type_in(lab, "bandwidth", "100")
+    text = status_text(lab)
+    assert "attainable = 1000 GFLOP/s" in text and "compute-bound" in text and "memory-bound" not in text
+    assert "ridge = 10 FLOP/byte" in text
+    assert lab.kernel.data["y"] == [1000]
+
+
+def test_at_the_ridge_the_readout_says_so(lab):
+    type_in(lab, "intensity", "10")
+    type_in(lab, "bandwidth", "100")
+    text = status_text(lab)
+    assert "at the ridge: memory-bound and compute-bound at once" in text
+    assert "attainable = 1000 GFLOP/s" in text
+
+
+def test_refusal_reverts_the_field_and_says_why(lab):
+    type_in(lab, "intensity", "8")
+    before = lab.transport.status.text
+    f = field(lab, "intensity")
+    for typed in ("nan", "inf", "0", "5000", "eight"):
+        f.input.value = typed
+        assert lab.model.intensity == 8
+        assert f.input.value == "8"
+        assert "Arithmetic intensity I" in f.error and "kept 8" in f.error
+        assert 'role="alert"' in f._message_html()
+        assert lab.transport.status.text == before
+    f.input.value = "4"
+    assert f.error == ""
+    assert "attainable = 800 GFLOP/s" in status_text(lab)  # 4 × 200
+
+
+def test_play_commands_never_change_the_controls(lab):
+    type_in(lab, "intensity", "8")
+    type_in(lab, "bandwidth", "100")
+    send(lab, "step")
+    assert lab.model.t == 1 and "device time = 1.00 of 10 ms" in status_text(lab)
+    assert lab.transport.marker.data["bytes_pct"] == [pytest.approx(10)]
+    send(lab, "pause", 4.0)
+    assert "bytes moved 40% · FLOPs done 40%" in status_text(lab)
+    send(lab, "end", 10.0)
+    text = status_text(lab)
+    assert "device time = 10.00 of 10 ms" in text and "bytes moved 100% · FLOPs done 100%" in text
+    assert "attainable = 800 GFLOP/s" in text
+    assert (lab.model.intensity, lab.model.bandwidth, lab.model.peak_compute) == (8, 100, 1000)
+    assert [field(lab, c).input.value for c in lab.model.controls] == ["8", "100", "1000"]
+    assert lab.transport.marker.data["flops_pct"] == [100]
+
+
+def test_compute_bound_race_bytes_are_in_first(lab):
+    type_in(lab, "intensity", "16")
+    type_in(lab, "bandwidth", "100")
+    send(lab, "pause", 5.0)
+    assert "bytes moved 100% · FLOPs done 62%" in status_text(lab) or "FLOPs done 63%" in status_text(lab)
+    assert lab.memory_done.location == pytest.approx(5) and lab.compute_done.location == pytest.approx(8)
+    assert lab.alone.data["time"][:2] == [0, pytest.approx(8)]
+
+
+def test_reset_command_restores_defaults(lab):
+    type_in(lab, "intensity", "16")
+    send(lab, "pause", 3)
+    send(lab, "reset")
+    assert (lab.model.t, lab.model.intensity, lab.model.bandwidth) == (0, 2, 200)
+    assert field(lab, "intensity").input.value == "2"
+    assert "attainable = 400 GFLOP/s" in status_text(lab)
+
+
+def test_axes_hold_still_while_i_and_b_move(lab):
+    ranges = (
+        lab.roofline.x_range.start,
+        lab.roofline.x_range.end,
+        lab.roofline.y_range.start,
+        lab.roofline.y_range.end,
+    )
+    assert ranges == (1 / 16, 4096, 0.01, 10_000)
+    for intensity, bandwidth in [("8", "100"), ("0.0625", "1"), ("4096", "100000"), ("16", "75")]:
+        type_in(lab, "intensity", intensity)
+        type_in(lab, "bandwidth", bandwidth)
+        now = (
+            lab.roofline.x_range.start,
+            lab.roofline.x_range.end,
+            lab.roofline.y_range.start,
+            lab.roofline.y_range.end,
+        )
+        assert now == ranges
+    race_end = lab.race.x_range.end
+    for t in (1, 3, 7):
+        send(lab, "pause", t)
+        assert lab.race.x_range.end == race_end
+
+
+def test_every_kernel_point_on_the_teaching_device_is_on_the_chart(lab):
+    low, high = lab.roofline.y_range.start, lab.roofline.y_range.end
+    for intensity in ("0.0625", "4096"):
+        for bandwidth in ("1", "100000"):
+            type_in(lab, "intensity", intensity)
+            type_in(lab, "bandwidth", bandwidth)
+            assert low <= lab.kernel.data["y"][0] <= high
+
+
+def test_a_ridge_off_the_chart_is_labelled_so(lab):
+    type_in(lab, "bandwidth", "100000")  # ridge 0.01 FLOP/byte, left of 1/16
+    assert not lab.ridge_line.visible
+    assert lab.ridge_point.data == {"x": [], "y": []}
+    assert "off the chart" in lab.ridge_label.text
+    assert "compute-bound" in status_text(lab) and "ridge = 0.01 FLOP/byte" in status_text(lab)
+    assert lab.roof.data["y"] == [1000, 1000]
+
+
+def test_presets_set_p_and_b_and_scale_the_units(lab):
+    type_in(lab, "intensity", "8")
+    lab.device.value = H100
+    assert (lab.model.peak_compute, lab.model.bandwidth) == (989_000, 3350)
+    assert lab.model.intensity == 8  # a device does not change the kernel
+    assert field(lab, "peak_compute").input.value == "989000"
+    assert field(lab, "bandwidth").input.value == "3350"
+    text = status_text(lab)
+    assert "attainable = 26800 GFLOP/s (26.8 TFLOP/s)" in text
+    assert "ridge = 295.2 FLOP/byte" in text and "memory-bound" in text
+    assert "µs" in text  # the same 8 GFLOP take microseconds here
+    assert (lab.roofline.y_range.start, lab.roofline.y_range.end) == (10, 10**7)  # rescaled with P
+    lab.device.value = H200
+    assert (lab.model.peak_compute, lab.model.bandwidth) == (989_000, 4800)
+    assert lab.device.value == H200
+    type_in(lab, "intensity", "1000")
+    assert "attainable = 989000 GFLOP/s (989 TFLOP/s)" in status_text(lab)
+    assert "compute-bound" in status_text(lab)
+    lab.device.value = A100
+    assert (lab.model.peak_compute, lab.model.bandwidth) == (312_000, 2039)
+    lab.device.value = TEACHING_DEVICE
+    assert (lab.model.peak_compute, lab.model.bandwidth) == (1000, 200)
+
+
+def test_editing_b_keeps_the_device_typing_p_makes_it_custom_and_reset_restores(lab):
+    lab.device.value = H100
+    type_in(lab, "bandwidth", "3000")
+    assert lab.device.value == H100
+    type_in(lab, "peak_compute", "500000")
+    assert lab.device.value == CUSTOM_DEVICE
+    assert lab.model.bandwidth == 3000  # choosing nothing changes nothing
+    lab.device.value = CUSTOM_DEVICE
+    assert (lab.model.peak_compute, lab.model.bandwidth) == (500_000, 3000)
+    send(lab, "reset")
+    assert lab.device.value == TEACHING_DEVICE
+    assert (lab.model.peak_compute, lab.model.bandwidth) == (1000, 200)
+
+
+def test_the_sources_of_the_device_figures_are_shown(lab):
+    layout = lab.__panel__().object
+    text = " ".join(str(getattr(part, "object", "")) for part in layout.objects)
+    for name in ("H100 Tensor Core GPU datasheet", "H200 Tensor Core GPU datasheet", "A100 Tensor Core GPU datasheet"):
+        assert name in text
+    assert "3.35 TB/s" in text and "4.8 TB/s" in text
+
+
+def test_lesson_variant_fixes_p_and_has_no_device_chooser():
+    lesson = RooflineLab(presets=False)
+    assert [f.control for f in lesson.fields] == ["intensity", "bandwidth"]
+    layout = lesson.__panel__().object
+    assert lesson.device not in layout.objects
+    text = " ".join(str(getattr(part, "object", "")) for part in layout.objects)
+    assert "Compute roof P = 1000 GFLOP/s (fixed in this lesson)" in lesson.fixed_roof.object
+    assert "datasheet" not in text
+    lesson.model.apply("intensity", 16)
+    lesson.model.apply("bandwidth", 100)
+    assert "attainable = 1000 GFLOP/s" in status_text(lesson)
+    assert lesson.__panel__().label == "Roofline lab"
+
+
+def test_two_views_share_nothing():
+    one, two = RooflineLab(), RooflineLab()
+    type_in(one, "intensity", "9")
+    one.device.value = H100
+    assert two.model.intensity == 2 and two.model.peak_compute == 1000
+    assert one.transport.state is not two.transport.state
+    assert one.roof is not two.roof
+
+
+def test_hover_reads_the_current_roof(lab):
+    type_in(lab, "bandwidth", "100")
+    assert lab.roof.data["P"] == [1000] * 3 and lab.roof.data["B"] == [100] * 3
+
+
+@pytest.mark.parametrize(
+    ("value", "text"), [(800, "800"), (295.2238, "295.2"), (0.0625, "0.0625"), (989_000, "989000"), (1e-5, "0.00001")]
+)
+def test_significant(value, text):
+    assert significant(value) == text
+
+
+def test_performance_units_and_axes():
+    assert performance(800) == "800 GFLOP/s"
+    assert performance(26_800) == "26800 GFLOP/s (26.8 TFLOP/s)"
+    assert performance_range(1000) == (0.01, 10_000)
+    assert performance_range(989_000) == (10, 10**7)
+    assert [axis_label(v) for v in (0.001, 0.01, 1, 1000, 10_000, 10**7)] == [
+        "10⁻³",
+        "0.01",
+        "1",
+        "1000",
+        "10\u2009000",
+        "10\u2009000\u2009000",
+    ]
