@@ -32,7 +32,6 @@ class NumberField(Viewer):
             label=name,
             value=format_number(getattr(self.model, self.control)),
             sizing_mode="stretch_width",
-            min_width=140,
         )
         self.input.param.watch(self._typed, "value")
         self.model.param.watch(self._model_changed, self.control)
@@ -62,4 +61,4 @@ class NumberField(Viewer):
         self.input.value = format_number(event.new)
 
     def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(self.input, self._message, sizing_mode="stretch_width", min_width=150)
+        return pn.Column(self.input, self._message, styles={"flex": "1 1 170px"}, min_width=150)

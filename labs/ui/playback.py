@@ -19,12 +19,11 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.core.properties import Any, Dict, Float, Int, String
-from bokeh.layouts import row
 from bokeh.model import DataModel
 from bokeh.models import Button, ColumnDataSource, CustomJS, Div, Select
 
 from labs.timed import TimedModel
-from labs.ui.styles import READOUT_CSS
+from labs.ui.styles import READOUT_STYLE
 
 PLAYER_JS = (Path(__file__).with_name("player.js")).read_text(encoding="utf-8")
 
@@ -41,7 +40,7 @@ class PlaybackState(DataModel):
     t = Float(default=0.0, help="The model's elapsed time as the server last set it.")
     horizon = Float(default=10.0, help="Where playback ends.")
     stop_at = Float(default=1e300, help="An earlier stop set by a guided exercise (pause_at).")
-    template = String(default="", help="Readout text with {t} and {column[:digits]} placeholders.")
+    template = String(default="", help="The busy readout's HTML with {t} and {column[:digits]} placeholders.")
     epoch = Int(default=0, help="Bumped by the server to stop any playback in the browser.")
     command = Dict(String, Any, help="Browser to server: {action, t, seq}, one per user action.")
 
@@ -84,11 +83,11 @@ def readout_html(text: str, busy: bool = False) -> str:
     Returns
     -------
     str
-        The HTML that ``player.js`` also produces.
+        The HTML; with ``busy`` it is the template ``player.js`` fills while playing.
     """
     return (
-        f'<div role="status" aria-live="polite" aria-atomic="true" '
-        f'aria-busy="{"true" if busy else "false"}" class="readout">{text}</div>'
+        f'<div role="status" aria-live="polite" aria-atomic="true" aria-busy="{"true" if busy else "false"}" '
+        f'class="readout" style="{READOUT_STYLE}">{text}</div>'
     )
 
 
@@ -160,11 +159,11 @@ class Transport(param.Parameterized):
         self.traj = ColumnDataSource(data={k: list(v) for k, v in trajectory.items()})
         self.reveal = ColumnDataSource(data=revealed(trajectory, 0.0))
         self.marker = ColumnDataSource(data={k: [v] for k, v in sample(trajectory, 0.0).items()})
-        self.status = Div(text="", sizing_mode="stretch_width", stylesheets=[READOUT_CSS])
-        self.reset_button = Button(label="Reset", width=90)
-        self.step_button = Button(label="Step", width=90)
-        self.play_button = Button(label="Play", width=90, button_type="primary")
-        self.speed = Select(title="Speed", value="1×", options=list(SPEEDS), width=90)
+        self.status = Div(text="", sizing_mode="stretch_width")
+        self.reset_button = Button(label="Reset", width=80, button_type="light")
+        self.step_button = Button(label="Step", width=80, button_type="light")
+        self.play_button = Button(label="Play", width=80, button_type="primary")
+        self.speed = Select(title="Speed", value="1×", options=list(SPEEDS), width=80)
         self._js_args = dict(
             state=self.state,
             play=self.play_button,
@@ -197,8 +196,9 @@ class Transport(param.Parameterized):
 
     def controls(self) -> pn.viewable.Viewable:
         """The Reset, Step and Play buttons, the speed choice, and why Step and Play are off, if they are."""
+        buttons = (self.reset_button, self.step_button, self.play_button, self.speed)
         return pn.Column(
-            pn.pane.Bokeh(row(self.reset_button, self.step_button, self.play_button, self.speed)),
+            pn.FlexBox(*(pn.pane.Bokeh(item) for item in buttons), align_items="flex-end"),
             pn.pane.HTML(self._gate_html, sizing_mode="stretch_width", margin=(0, 10)),
             sizing_mode="stretch_width",
         )
@@ -254,7 +254,7 @@ class Transport(param.Parameterized):
                 t=t,
                 horizon=self.model.horizon,
                 stop_at=1e300 if pause_at is None else pause_at,
-                template=template,
+                template=readout_html(template, busy=True),
             )
             self.status.text = readout_html(fill_template(template, sample(trajectory, t)))
 

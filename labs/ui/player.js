@@ -29,10 +29,6 @@ function fill(template, values) {
     key in values ? Number(values[key]).toFixed(digits === undefined ? 2 : Number(digits)) : whole)
 }
 
-function readout(text, busy) {
-  return `<div role="status" aria-live="polite" aria-atomic="true" aria-busy="${busy}" class="readout">${text}</div>`
-}
-
 function frame(t) {
   const data = traj.data
   const ts = Array.from(data.t)
@@ -53,7 +49,7 @@ function frame(t) {
   }
   reveal.setv({data: revealed}, {sync: false})
   marker.setv({data: point}, {sync: false})
-  status.setv({text: readout(fill(state.template, values), true)}, {sync: false})
+  status.setv({text: fill(state.template, values)}, {sync: false})  // the template is the busy readout
 }
 
 function stop(report) {
@@ -71,13 +67,13 @@ function limit(t) {
 
 function start() {
   P.t = state.t >= state.horizon ? 0 : state.t
-  const end = limit(P.t)
   P.playing = true
   P.last = performance.now()
   play.setv({label: "Pause"}, {sync: false})
   const tick = (now) => {
     if (!P.playing) return
     const speed = parseFloat(speed_select.value) || 1
+    const end = limit(P.t)  // every frame: an edit while playing can move the horizon
     P.t = Math.min(end, P.t + Math.max(0, now - P.last) / 1000 * speed)
     P.last = now
     frame(P.t)

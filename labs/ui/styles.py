@@ -4,10 +4,11 @@ Panel and Bokeh render each component in its own shadow root, so page-wide CSS d
 inside: each piece gets these rules through its ``stylesheets``.
 """
 
-READOUT_CSS = """
-.readout { font: 600 1.05rem/1.4 system-ui, sans-serif; padding: 6px 10px; margin: 4px 0;
-           background: #f3f6fa; border-left: 4px solid #1f6fb2; border-radius: 4px; }
-"""
+# Inline, because Panel replaces the stylesheets of the Bokeh models it renders.
+READOUT_STYLE = (
+    "font: 600 1.05rem/1.4 system-ui, sans-serif; padding: 6px 10px; margin: 4px 0; "
+    "background: #f3f6fa; border-left: 4px solid #1f6fb2; border-radius: 4px"
+)
 
 FIELD_ERROR_CSS = """
 .field-error { color: #a4000f; font-weight: 600; margin: 0 0 4px 0; }
