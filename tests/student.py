@@ -57,3 +57,25 @@ def wait_until(predicate, timeout: float = 15.0, interval: float = 0.05) -> None
     while not predicate():
         assert time.monotonic() < deadline, "timed out waiting"
         time.sleep(interval)
+
+
+def play_and_pause_checking_the_websocket(page: Page, lab: Locator) -> None:
+    """Press Play, check nothing passes either way in steady Play, Pause, check the cycle's budget.
+
+    design.md: no Bokeh message between page and server from 0.5 s to 3.5 s after pressing Play,
+    and at most 2 each way over the whole Play/Pause cycle. Returns with the lab paused.
+    """
+    log = page.websocket_log  # type: ignore[attr-defined]
+    log.wait_for_quiet(page)
+    pressed = time.monotonic()
+    lab.get_by_role("button", name="Play").click()
+    page.wait_for_timeout(3600)
+    steady = (pressed + 0.5, pressed + 3.5)
+    assert log.between(*steady, "sent") == [], log.messages
+    assert log.between(*steady, "received") == [], log.messages
+    lab.get_by_role("button", name="Pause").click()
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    page.wait_for_timeout(1000)
+    cycle = (pressed - 0.01, time.monotonic())
+    assert 1 <= len(log.between(*cycle, "sent")) <= 2, log.messages
+    assert len(log.between(*cycle, "received")) <= 2, log.messages
