@@ -10,17 +10,14 @@ from app.content import load_lessons
 from app.exercise import ExerciseRunner, ExerciseSession
 from app.progress import ProgressStore
 from labs.queue.view import QueueLab
+from tests.headless import field, send
 
 LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "buckets")
 
 
-def command(lab, action, t=None, seq=[0]):  # noqa: B006
-    seq[0] += 1
-    lab.transport.state.command = {"action": action, "t": t, "seq": seq[0]}
-
 
 def type_into(lab, control, value):
-    next(f for f in lab.fields if f.control == control).input.value = str(value)
+    field(lab, control).input.value = str(value)
 
 
 @pytest.fixture
@@ -48,7 +45,7 @@ def lock(runner, text):
 def prepare(lab, runner, arrival, service, prediction=None):
     """Start the exercise, press Reset, type both rates and, if given, lock a prediction."""
     runner.start()
-    command(lab, "reset")
+    send(lab, "reset")
     type_into(lab, "arrival_rate", arrival)
     type_into(lab, "service_rate", service)
     if prediction is not None:
@@ -63,7 +60,7 @@ def test_play_and_step_are_off_until_a_prediction_is_locked(page):
     assert not lab.transport.allowed
     assert lab.transport.play_button.disabled and lab.transport.step_button.disabled
     assert "lock a prediction" in lab.transport.reason
-    command(lab, "step")
+    send(lab, "step")
     assert lab.model.t == 0, "a Step sent anyway is ignored"
     lock(runner, "1")
     assert lab.transport.allowed and not lab.transport.play_button.disabled
@@ -75,16 +72,16 @@ def test_growth_exercise_ticks_in_order_and_says_correct(page):
     runner.start()
     type_into(lab, "arrival_rate", 4)  # before Reset: does not count
     assert runner.current == 0
-    command(lab, "reset")
+    send(lab, "reset")
     assert runner.current == 1
     type_into(lab, "arrival_rate", 4)
     type_into(lab, "service_rate", 3)
     assert runner.current == 3
     lock(runner, "1")
     assert runner.current == 4 and lab.model.pause_at == 2
-    command(lab, "step")
+    send(lab, "step")
     assert not runner.finished
-    command(lab, "step")
+    send(lab, "step")
     assert runner.finished and lab.model.pause_at is None
     assert feedback(runner).startswith("Correct: you predicted 1 work units per second")
     assert "lab shows 1.00" in feedback(runner)
@@ -95,9 +92,9 @@ def test_a_wrong_prediction_gets_not_quite_and_the_models_value(page):
     lab, session, progress, runners = page
     runner = runners["drain"]
     prepare(lab, runner, 2, 3, "2")
-    command(lab, "pause", 3.5)  # Play stopped early: not far enough yet
+    send(lab, "pause", 3.5)  # Play stopped early: not far enough yet
     assert not runner.finished
-    command(lab, "end", 4.0)
+    send(lab, "end", 4.0)
     assert feedback(runner).startswith("Not quite: you predicted 2 work units, and the lab shows 0.00")
     assert progress.completed["buckets/drain"] == {"correct": False}
 
@@ -108,7 +105,7 @@ def test_play_stops_at_the_run_steps_time(page):
     prepare(lab, runner, 2, 3, "6")
     assert lab.transport.state.stop_at == 2
     for _ in range(5):
-        command(lab, "step")
+        send(lab, "step")
     assert lab.model.t == 2
     assert not runner.finished
     type_into(lab, "arrival_rate", 4)
@@ -129,7 +126,7 @@ def test_reset_midway_sends_the_student_back_to_the_first_set(page):
     lab, session, progress, runners = page
     runner = runners["growth"]
     prepare(lab, runner, 4, 3, "1")
-    command(lab, "reset")
+    send(lab, "reset")
     assert runner.current == 1 and runner.locked
     type_into(lab, "arrival_rate", 4)
     type_into(lab, "service_rate", 3)
@@ -141,8 +138,8 @@ def test_a_control_changed_after_its_step_holds_back_the_feedback(page):
     runner = runners["growth"]
     prepare(lab, runner, 4, 3, "1")
     type_into(lab, "arrival_rate", 5)
-    command(lab, "step")
-    command(lab, "step")
+    send(lab, "step")
+    send(lab, "step")
     assert not runner.finished and "needs 4" in runner.notice
     type_into(lab, "arrival_rate", 4)
     assert runner.finished and runner.correct

@@ -2,25 +2,11 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from labs.queue.view import QueueLab, nice_ceiling
 from labs.ui.playback import fill_template, readout_html, revealed, sample
-
-
-def status_text(lab: QueueLab) -> str:
-    return re.sub(r"<[^>]+>", "", lab.transport.status.text)
-
-
-def send(lab: QueueLab, action: str, t: float | None = None, seq: list[int] = [0]) -> None:  # noqa: B006
-    seq[0] += 1
-    lab.transport.state.command = {"action": action, "t": t, "seq": seq[0]}
-
-
-def field(lab: QueueLab, control: str):
-    return next(f for f in lab.fields if f.control == control)
+from tests.headless import field, send, status_text
 
 
 @pytest.fixture

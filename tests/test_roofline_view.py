@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from labs.roofline.view import (
@@ -17,21 +15,12 @@ from labs.roofline.view import (
     performance_range,
     significant,
 )
+from tests.headless import field, send, status_text
 
 H100, H200, A100 = list(DEVICES)[1:4]
 
 
-def status_text(lab: RooflineLab) -> str:
-    return re.sub(r"<[^>]+>", " ", lab.transport.status.text)
 
-
-def send(lab: RooflineLab, action: str, t: float | None = None, seq: list[int] = [0]) -> None:  # noqa: B006
-    seq[0] += 1
-    lab.transport.state.command = {"action": action, "t": t, "seq": seq[0]}
-
-
-def field(lab: RooflineLab, control: str):
-    return next(f for f in lab.fields if f.control == control)
 
 
 def type_in(lab: RooflineLab, control: str, value: str) -> None:
