@@ -5,8 +5,6 @@ Imports only param and numpy, like every model module.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import param
 
@@ -101,7 +99,7 @@ class TimedModel(param.Parameterized):
             raise InvalidInput(
                 f"{label}: {str(raw).strip()!r} is not a number; {self.describe_range(name)}; {kept}."
             ) from None
-        if not math.isfinite(value):
+        if not np.isfinite(value):
             raise InvalidInput(f"{label} must be a finite number; {self.describe_range(name)}; {kept}.")
         if not self._within_bounds(name, value):
             raise InvalidInput(f"{label} cannot be {format_number(value)}; {self.describe_range(name)}; {kept}.")
@@ -180,7 +178,7 @@ class TimedModel(param.Parameterized):
             value = float(t)  # type: ignore[arg-type]
         except (TypeError, ValueError):
             return self.t
-        if math.isnan(value):
+        if np.isnan(value):
             return self.t
         self.t = float(np.clip(value, 0.0, self.horizon))
         return self.t

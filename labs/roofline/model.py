@@ -8,8 +8,6 @@ the workload in GFLOP and the bytes it moves in GB, so every time below comes ou
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import param
 
@@ -68,7 +66,7 @@ def playback_scale(finish: float) -> float:
         ``finish / scale > 4`` too, because neighbouring values differ by at most 2.5×.
     """
     high = PLAYBACK_RANGE[1]
-    exponent = math.floor(math.log10(finish / high)) - 1
+    exponent = int(np.floor(np.log10(finish / high))) - 1
     while True:
         for mantissa in (1.0, 2.0, 5.0):
             scale = mantissa * 10.0**exponent
@@ -171,7 +169,7 @@ class RooflineModel(TimedModel):
     @property
     def at_ridge(self) -> bool:
         """Whether I·B equals P (to a relative 10⁻⁹): the kernel sits on the ridge point."""
-        return math.isclose(self.intensity * self.bandwidth, self.peak_compute, rel_tol=RIDGE_TOLERANCE)
+        return bool(np.isclose(self.intensity * self.bandwidth, self.peak_compute, rtol=RIDGE_TOLERANCE, atol=0.0))
 
     @property
     def regime(self) -> str:
