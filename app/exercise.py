@@ -170,6 +170,8 @@ class ExerciseRunner(Viewer):
             elif not runs_left:
                 reason = "Play and Step wait while you do the exercise's next step."
         self.transport.param.update(allowed=not reason, reason=reason)
+        if self.active or not self.session.active:
+            self.lab.conceal = self.active and not self.finished
 
     # -- events from the lab -----------------------------------------------------------------
     def _lab_reset(self, _event: param.parameterized.Event) -> None:

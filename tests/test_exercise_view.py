@@ -10,7 +10,7 @@ from app.content import load_lessons
 from app.exercise import ExerciseRunner, ExerciseSession
 from app.progress import ProgressStore
 from labs.queue.view import QueueLab
-from tests.headless import field, send
+from tests.headless import field, send, status_text
 
 LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "buckets")
 
@@ -159,3 +159,15 @@ def test_try_again_and_switching_exercises(page):
     lock(second, "1")
     second.retry_button.clicks += 1
     assert not second.locked and not lab.transport.allowed
+
+
+def test_the_lab_hides_the_answer_until_the_exercise_has_run(page):
+    lab, session, progress, runners = page
+    runner = runners["growth"]
+    assert not lab.conceal and "net rate" in status_text(lab)
+    prepare(lab, runner, 4, 3, "1")
+    assert lab.conceal and "net rate" not in status_text(lab)
+    send(lab, "step")
+    send(lab, "step")
+    assert runner.finished
+    assert not lab.conceal and "net rate λ − μ = +1.00" in status_text(lab)

@@ -269,3 +269,16 @@ def test_performance_units_and_axes():
         "10\u2009000",
         "10\u2009000\u2009000",
     ]
+
+
+def test_conceal_hides_what_answers_the_exercise():
+    lab = RooflineLab(presets=False)
+    lab.model.param.update(intensity=8, bandwidth=100)
+    lab.conceal = True
+    text = status_text(lab)
+    assert "attainable = ? GFLOP/s" in text and "800" not in text
+    assert "ridge = 10 FLOP/byte" in text
+    assert lab.kernel.data["y"] == [] and not lab.kernel_label.visible
+    assert not lab.compute_done.visible and lab.alone.data["time"] == []
+    lab.conceal = False
+    assert "attainable = 800 GFLOP/s" in status_text(lab) and lab.kernel.data["y"] == [800]

@@ -45,6 +45,10 @@ class QueueLab(Viewer):
     """One student's queue lab: a :class:`QueueModel` drawn with Bokeh and served by Panel."""
 
     model = param.ClassSelector(class_=QueueModel, doc="This session's queue model.")
+    conceal = param.Boolean(
+        default=False,
+        doc="Hide the values that answer a guided exercise until the student has run it.",
+    )
 
     def __init__(self, **params):
         params.setdefault("model", QueueModel())
@@ -54,6 +58,7 @@ class QueueLab(Viewer):
         for field in self.fields:
             self.transport.sync_on_edit(field.input)
         self.model.param.watch(self.refresh, ["t", "horizon", *self.model.controls])
+        self.param.watch(self.refresh, "conceal")
         self.figure = self._make_figure()
         self.mm1_panel = pn.pane.HTML(sizing_mode="stretch_width", margin=(0, 10), stylesheets=[PANEL_CSS])
         self.refresh()
@@ -72,8 +77,10 @@ class QueueLab(Viewer):
         )
 
     def _template(self) -> str:
-        m = self.model
-        return escape(f"t = {{t}} s · backlog = {{backlog}} units · net rate λ − μ = {m.net_rate:+.2f} units/s")
+        readout = "t = {t} s · backlog = {backlog} units"
+        if self.conceal:
+            return escape(readout)
+        return escape(f"{readout} · net rate λ − μ = {self.model.net_rate:+.2f} units/s")
 
     def _make_figure(self):
         fig = figure(

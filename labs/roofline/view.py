@@ -198,6 +198,10 @@ class RooflineLab(Viewer):
         constant=True,
         doc="Offer the Device chooser and a typed compute roof P; False fixes P as in the lessons.",
     )
+    conceal = param.Boolean(
+        default=False,
+        doc="Hide the values that answer a guided exercise until the student has run it.",
+    )
 
     def __init__(self, **params):
         params.setdefault("model", RooflineModel())
@@ -228,6 +232,7 @@ class RooflineLab(Viewer):
         self.race = self._make_race()
         self._drawn: tuple = ()
         self.model.param.watch(self._model_changed, ["t", "horizon", *self.model.controls])
+        self.param.watch(self.refresh, "conceal")
         self.refresh()
         self._layout = NamedRegion(
             label="Roofline lab",
@@ -312,10 +317,16 @@ class RooflineLab(Viewer):
             regime = f"{m.regime}: I = {intensity} is left of the ridge"
         else:
             regime = f"{m.regime}: I = {intensity} is right of the ridge"
-        head = (
-            f"<strong>{escape('attainable = ' + performance(m.attainable))}</strong> · "
-            f"{escape(regime)} · {escape(f'ridge = {significant(m.ridge)} FLOP/byte')}"
-        )
+        ridge = escape(f"ridge = {significant(m.ridge)} FLOP/byte")
+        if self.conceal:
+            head = (
+                "<strong>attainable = ? GFLOP/s</strong> · memory-bound or compute-bound: "
+                f"shown once you have run the exercise · {ridge}"
+            )
+        else:
+            head = (
+                f"<strong>{escape('attainable = ' + performance(m.attainable))}</strong> · {escape(regime)} · {ridge}"
+            )
         finish = significant(m.finish_time / seconds)
         race = escape(
             f"Play: device time = {{time:2}} of {finish} {unit} · "
@@ -332,6 +343,8 @@ class RooflineLab(Viewer):
             f"and {significant(m.work)} GFLOP in {finish} {unit} is "
             f"{performance(m.achieved_rate)}."
         )
+        if self.conceal:
+            return f"{head}<br>{race}"
         return f"{head}<br>{race}<br><span style='font-weight:400'>{why}</span>"
 
     # ----- figures ------------------------------------------------------------------------
@@ -552,7 +565,8 @@ class RooflineLab(Viewer):
             x_offset=-6 if ridge_left else 6,
             y_offset=6,
         )
-        self.kernel.data = {"x": [m.intensity], "y": [m.attainable], "regime": [m.regime]}
+        shown = not self.conceal
+        self.kernel.data = {"x": [m.intensity] * shown, "y": [m.attainable] * shown, "regime": [m.regime] * shown}
         # Below-right of the point while there is room on its right (also on a phone); further
         # right, left of it: above the slope for a memory-bound kernel, under the roof otherwise.
         right_side = m.intensity <= (16 if m.regime == MEMORY_BOUND else 64)
@@ -565,6 +579,7 @@ class RooflineLab(Viewer):
             text_baseline="bottom" if above else "top",
             x_offset=10 if right_side else -10,
             y_offset=10 if above else -10,
+            visible=shown,
         )
 
     def _redraw_race(self) -> None:
@@ -575,9 +590,10 @@ class RooflineLab(Viewer):
         self.race.xaxis.axis_label = f"device time ({unit})"
         self.race.title.text = f"Play: {significant(m.work)} GFLOP on this device"
         memory, compute = m.memory_time / seconds, m.compute_time / seconds
-        self.alone.data = {"time": [0.0, compute, max(end, compute)], "flops_pct": [0, 100, 100]}
-        self.memory_done.location = memory
-        self.compute_done.location = compute
+        alone = {"time": [0.0, compute, max(end, compute)], "flops_pct": [0, 100, 100]}
+        self.alone.data = {key: [] for key in alone} if self.conceal else alone
+        self.memory_done.update(location=memory, visible=not self.conceal)
+        self.compute_done.update(location=compute, visible=not self.conceal)
         for label, at, side in (
             (self.memory_done_label, memory, "memory"),
             (self.compute_done_label, compute, "compute"),
@@ -588,6 +604,7 @@ class RooflineLab(Viewer):
                 text=f"{side} alone: {significant(at)} {unit}",
                 text_align="left" if early else "right",
                 x_offset=5 if early else -5,
+                visible=not self.conceal,
             )
 
     def __panel__(self) -> pn.viewable.Viewable:
