@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
 import sys
 
 import panel as pn
+from tornado.iostream import StreamClosedError
+from tornado.websocket import WebSocketClosedError
 
 from app.content import SpecError
 from app.library import lessons
@@ -53,12 +56,35 @@ def main(argv: list[str] | None = None) -> None:
     except SpecError as error:
         sys.exit(f"Cannot start: a lesson spec is malformed.\n{error}")
     origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
-    pn.serve(
+    server = pn.serve(
         routes(),
         port=args.port,
         address=args.address,
         websocket_origin=origins,
         show=False,
+        start=False,
         title="Overlap Lab",
         num_procs=args.num_procs,
     )
+    server.io_loop.asyncio_loop.set_exception_handler(ignore_closed_websockets)
+    server.start()
+    server.io_loop.start()
+
+
+def ignore_closed_websockets(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    """Drop the noise of a write to a tab that was just closed; report everything else.
+
+    Panel writes to websockets without awaiting the result, so a browser that closes its tab while
+    a reply is on its way leaves a "Task exception was never retrieved" with a traceback in the
+    log. With a class of students closing tabs that buries real errors, and it is not one.
+
+    Parameters
+    ----------
+    loop : asyncio.AbstractEventLoop
+        The server's event loop.
+    context : dict
+        asyncio's description of the unhandled exception.
+    """
+    if isinstance(context.get("exception"), WebSocketClosedError | StreamClosedError):
+        return
+    loop.default_exception_handler(context)
