@@ -149,7 +149,9 @@ class ExerciseRunner(Viewer):
 
     def _active_changed(self, event: param.parameterized.Event) -> None:
         if event.old == self.exercise.id and event.new != self.exercise.id:
-            self.model.pause_at = None
+            if self.model.pause_at is not None:
+                self.model.pause_at = None
+                self.transport.refresh()
             self.param.update(current=0, prediction=None, shown=None, notice="")
             self.prediction_input.param.update(value="", disabled=False)
             self.lock_button.disabled = False
@@ -217,11 +219,12 @@ class ExerciseRunner(Viewer):
         steps = self.exercise.steps
         while self.current < len(steps) and self._step_done(steps[self.current]):
             self.current += 1
-        if self.current < len(steps) and steps[self.current].kind == "run":
-            self.model.pause_at = steps[self.current].value
-        else:
-            self.model.pause_at = None
-        self.transport.refresh()
+        pause_at = (
+            steps[self.current].value if self.current < len(steps) and steps[self.current].kind == "run" else None
+        )
+        if pause_at != self.model.pause_at:
+            self.model.pause_at = pause_at
+            self.transport.refresh()  # the page's player learns where to stop
         if self.current == len(steps) and not self.finished:
             self._finish()
         self._apply_gate()

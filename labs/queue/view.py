@@ -55,8 +55,6 @@ class QueueLab(Viewer):
         super().__init__(**params)
         self.transport = Transport(model=self.model, template=self._template, redraw=self.refresh)
         self.fields = [NumberField(model=self.model, control=name, unit=UNITS[name]) for name in self.model.controls]
-        for field in self.fields:
-            self.transport.sync_on_edit(field.input)
         self.model.param.watch(self.refresh, ["t", "horizon", *self.model.controls])
         self.param.watch(self.refresh, "conceal")
         self.figure = self._make_figure()

@@ -209,8 +209,6 @@ class RooflineLab(Viewer):
         self.transport = Transport(model=self.model, template=self._template, redraw=self.refresh)
         names = self.model.controls if self.presets else ("intensity", "bandwidth")
         self.fields = [NumberField(model=self.model, control=n, unit=UNITS[n]) for n in names]
-        for field in self.fields:
-            self.transport.sync_on_edit(field.input)
         self._syncing_device = False
         self.fixed_roof = pn.pane.HTML(
             f"<p style='margin:8px 0'>Compute roof P = {significant(self.model.peak_compute)} GFLOP/s "

@@ -42,6 +42,7 @@ class PlaybackState(DataModel):
     stop_at = Float(default=1e300, help="An earlier stop set by a guided exercise (pause_at).")
     template = String(default="", help="The busy readout's HTML with {t} and {column[:digits]} placeholders.")
     epoch = Int(default=0, help="Bumped by the server to stop any playback in the browser.")
+    ask_time = Int(default=0, help="Bumped by the server after a control edit: a playing page reports t.")
     command = Dict(String, Any, help="Browser to server: {action, t, seq}, one per user action.")
 
 
@@ -177,18 +178,13 @@ class Transport(param.Parameterized):
         self.step_button.js_on_click(self._js("const at = P.playing ? P.t : null; stop(null); send('step', at)"))
         self.reset_button.js_on_click(self._js("stop(null); send('reset', null)"))
         self.state.js_on_change("epoch", self._js("stop(null)"))
+        # A control edit while playing keeps the browser's t: the server asks, a playing page answers.
+        # (A js_on_change lives on the document's own model and goes with it; Panel's jscallback
+        # registry would keep every session's document alive.)
+        self.state.js_on_change("ask_time", self._js("if (P.playing) send('sync', P.t)"))
+        self.model.param.watch(self._control_edited, list(self.model.controls))
         self.state.on_change("command", self._on_command)
         self.param.watch(self._gate, ["allowed", "reason"])
-
-    def sync_on_edit(self, widget: pn.widgets.Widget) -> None:
-        """Make an edit of ``widget`` while playing report the browser's t to the server.
-
-        Parameters
-        ----------
-        widget : panel.widgets.Widget
-            A control input whose edits should keep the elapsed time.
-        """
-        widget.jscallback(args=self._js_args, value=PLAYER_JS + "\nif (P.playing) send('sync', P.t)")
 
     def _js(self, action: str) -> CustomJS:
         """A browser callback: the shared player code, then ``action``."""
@@ -221,6 +217,10 @@ class Transport(param.Parameterized):
             self.step_button.disabled = not self.allowed
             if not self.allowed:
                 self.state.epoch += 1  # stop any playback in the browser, without a report
+
+    def _control_edited(self, *_events: param.parameterized.Event) -> None:
+        with pn.io.hold(self.state.document):
+            self.state.ask_time += 1
 
     def _on_command(self, attr: str, old: dict, new: dict) -> None:
         if not isinstance(new, dict) or new.get("action") not in ACTIONS:
