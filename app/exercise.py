@@ -111,10 +111,8 @@ class ExerciseRunner(Viewer):
         )
         self.lock_button = pn.widgets.Button(label="Lock prediction", color="primary")
         self.start_button = pn.widgets.Button(label="Start this exercise")
-        self.retry_button = pn.widgets.Button(label="Try again")
         self.lock_button.on_click(self._lock)
         self.start_button.on_click(lambda _event: self.start())
-        self.retry_button.on_click(lambda _event: self.start())
         self.model.param.watch(self._lab_changed, ["t", *self.model.controls])
         self.transport.param.watch(self._lab_reset, "resets")
         self.session.param.watch(self._active_changed, "active")
@@ -160,8 +158,7 @@ class ExerciseRunner(Viewer):
         self._show_buttons()
 
     def _show_buttons(self) -> None:
-        self.start_button.visible = not self.active
-        self.retry_button.visible = self.active
+        self.start_button.label = "Try again" if self.active else "Start this exercise"
 
     def _apply_gate(self) -> None:
         reason = ""
@@ -272,7 +269,10 @@ class ExerciseRunner(Viewer):
                 items.append(f'<li class="current">{text}<span class="sr-only"> (next)</span></li>')
             else:
                 items.append(f"<li>{text}</li>")
-        parts = [f'<ol class="steps" aria-label="Steps">{"".join(items)}</ol>']
+        parts = [
+            f"<h3>Exercise: {html.escape(spec.title)}</h3><p>{html.escape(spec.prompt)}</p>",
+            f'<ol class="steps" aria-label="Steps">{"".join(items)}</ol>',
+        ]
         if self.notice:
             parts.append(f'<p role="alert" class="field-error">{html.escape(self.notice)}</p>')
         if self.active and not self.locked:
@@ -297,18 +297,11 @@ class ExerciseRunner(Viewer):
         )
 
     def _body(self) -> pn.viewable.Viewable:
-        spec = self.exercise
-        header = pn.pane.HTML(
-            f"<h3>Exercise: {html.escape(spec.title)}</h3><p>{html.escape(spec.prompt)}</p>",
-            stylesheets=[STYLES],
-            sizing_mode="stretch_width",
-        )
-        buttons = pn.Row(self.start_button, self.retry_button, sizing_mode="stretch_width")
         return pn.Column(
-            header,
-            buttons,
             pn.pane.HTML(self._status_html, stylesheets=[STYLES], sizing_mode="stretch_width"),
-            pn.FlexBox(self.prediction_input, self.lock_button, flex_wrap="wrap", align_items="flex-end"),
+            pn.FlexBox(
+                self.prediction_input, self.lock_button, self.start_button, flex_wrap="wrap", align_items="flex-end"
+            ),
             pn.pane.HTML(self._feedback_html, stylesheets=[STYLES], sizing_mode="stretch_width"),
             styles={"border": "2px solid #1f6fb2", "border-radius": "8px", "background": "#fbfdff"},
             sizing_mode="stretch_width",

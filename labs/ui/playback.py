@@ -20,7 +20,7 @@ import panel as pn
 import param
 from bokeh.core.properties import Any, Dict, Float, Int, String
 from bokeh.model import DataModel
-from bokeh.models import Button, ColumnDataSource, CustomJS, Div, Select
+from bokeh.models import Button, ColumnDataSource, CustomJS, Div, Row, Select
 
 from labs.timed import TimedModel
 from labs.ui.styles import READOUT_STYLE
@@ -192,9 +192,13 @@ class Transport(param.Parameterized):
 
     def controls(self) -> pn.viewable.Viewable:
         """The Reset, Step and Play buttons, the speed choice, and why Step and Play are off, if they are."""
-        buttons = (self.reset_button, self.step_button, self.play_button, self.speed)
+        buttons = Row(
+            children=[self.reset_button, self.step_button, self.play_button, self.speed],
+            styles={"flex-wrap": "wrap", "align-items": "flex-end"},
+            sizing_mode="stretch_width",
+        )
         return pn.Column(
-            pn.FlexBox(*(pn.pane.Bokeh(item) for item in buttons), align_items="flex-end"),
+            pn.pane.Bokeh(buttons, sizing_mode="stretch_width"),
             pn.pane.HTML(self._gate_html, sizing_mode="stretch_width", margin=(0, 10)),
             sizing_mode="stretch_width",
         )
