@@ -36,10 +36,6 @@ class LiveServer:
     log: Path
     process: subprocess.Popen
 
-    def tracebacks(self) -> str:
-        text = self.log.read_text(errors="replace")
-        return text if "Traceback" in text or "ERROR" in text else ""
-
 
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
