@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import os
 import sys
 
@@ -12,8 +13,11 @@ from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
 from app.content import SpecError
+from app.health import HealthHandler
 from app.library import lessons
 from app.pages import index, lesson, queue, roofline
+from app.sessions import counted, enable_session_reuse, warm_up, warm_up_paths
+from app.task_timer import install_if_asked
 
 
 def routes() -> dict[str, object]:
@@ -24,12 +28,92 @@ def routes() -> dict[str, object]:
     dict of str to callable
         Functions, never instances, so that every session gets its own models.
     """
-    return {
+    pages = {
         "/": index.build,
         "/lesson": lesson.build,
         "/queue": queue.build,
         "/roofline": roofline.build,
     }
+    return {path: counted(build) for path, build in pages.items()}
+
+
+def _port(text: str) -> int:
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number; use 1-65535") from None
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number; use 1-65535")
+    return port
+
+
+def _count(minimum: int, what: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ({what})") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{value} is too small ({what})")
+        return value
+
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 1 <= value <= 86_400:
+        raise argparse.ArgumentTypeError(f"{value:g} s is out of range; use 1 to 86400 seconds")
+    return value
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Read the command line (and ``PORT``, ``ADDRESS``, ``ALLOW_WEBSOCKET_ORIGIN`` from the environment).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; ``sys.argv[1:]`` by default.
+
+    Returns
+    -------
+    argparse.Namespace
+        The settings. A bad value exits with status 2 and one line saying what to use.
+    """
+    parser = argparse.ArgumentParser(prog="python -m app", description="Serve Overlap Lab.")
+    parser.add_argument("--port", type=_port, default=os.environ.get("PORT", "5006"))
+    parser.add_argument("--address", default=os.environ.get("ADDRESS", "localhost"))
+    parser.add_argument(
+        "--allow-websocket-origin",
+        action="append",
+        default=[o for o in os.environ.get("ALLOW_WEBSOCKET_ORIGIN", "").split(",") if o],
+        help="Host[:port] browsers may connect from (repeatable); needed behind a proxy.",
+    )
+    parser.add_argument(
+        "--num-procs",
+        type=_count(0, "processes sharing the port; 0 means one per core"),
+        default=1,
+        help="Processes sharing this port (default 1). For a class prefer separate ports behind nginx.",
+    )
+    parser.add_argument(
+        "--unused-session-lifetime",
+        type=_seconds,
+        default=float(os.environ.get("UNUSED_SESSION_LIFETIME", "15")),
+        help="Seconds a session is kept after its tab closed (default 15).",
+    )
+    parser.add_argument(
+        "--check-unused-sessions",
+        type=_seconds,
+        default=float(os.environ.get("CHECK_UNUSED_SESSIONS", "10")),
+        help="How often, in seconds, closed sessions are looked for and freed (default 10).",
+    )
+    args = parser.parse_args(argv)
+    if isinstance(args.port, str):
+        args.port = _port(args.port)
+    return args
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -40,34 +124,37 @@ def main(argv: list[str] | None = None) -> None:
     argv : list of str, optional
         Command-line arguments; see ``python -m app --help``.
     """
-    parser = argparse.ArgumentParser(description="Serve Overlap Lab.")
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "5006")))
-    parser.add_argument("--address", default=os.environ.get("ADDRESS", "localhost"))
-    parser.add_argument(
-        "--allow-websocket-origin",
-        action="append",
-        default=[o for o in os.environ.get("ALLOW_WEBSOCKET_ORIGIN", "").split(",") if o],
-        help="Host[:port] browsers may connect from (repeatable); needed behind a proxy.",
-    )
-    parser.add_argument("--num-procs", type=int, default=1)
-    args = parser.parse_args(argv)
+    args = parse_args(argv)
+    install_if_asked()
     try:
         lessons()
     except SpecError as error:
         sys.exit(f"Cannot start: a lesson spec is malformed.\n{error}")
     origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
-    server = pn.serve(
-        routes(),
-        port=args.port,
-        address=args.address,
-        websocket_origin=origins,
-        show=False,
-        start=False,
-        title="Overlap Lab",
-        num_procs=args.num_procs,
-    )
+    enable_session_reuse()
+    pages = routes()
+    try:
+        server = pn.serve(
+            pages,
+            port=args.port,
+            address=args.address,
+            websocket_origin=origins,
+            show=False,
+            start=False,
+            title="Overlap Lab",
+            num_procs=args.num_procs,
+            extra_patterns=[(r"/healthz", HealthHandler)],
+            unused_session_lifetime_milliseconds=int(args.unused_session_lifetime * 1000),
+            check_unused_sessions_milliseconds=int(args.check_unused_sessions * 1000),
+        )
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            sys.exit(f"Cannot start: port {args.port} is in use; stop what uses it or pick another with --port.")
+        sys.exit(f"Cannot start on {args.address}:{args.port}: {error.strerror or error}")
     server.io_loop.asyncio_loop.set_exception_handler(ignore_closed_websockets)
     server.start()
+    own = "127.0.0.1" if args.address in ("", "0.0.0.0", "::") else args.address
+    server.io_loop.add_callback(warm_up, f"http://{own}:{args.port}", warm_up_paths(pages))
     server.io_loop.start()
 
 

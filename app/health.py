@@ -1,0 +1,45 @@
+"""``GET /healthz``: whether this app process is ready, and how many sessions it holds."""
+
+from __future__ import annotations
+
+import json
+import os
+
+from tornado.web import RequestHandler
+
+from app.sessions import BuildCounter
+from app.task_timer import TaskTimer
+
+
+class HealthHandler(RequestHandler):
+    """Answer load balancers and probes with JSON.
+
+    ``status`` is ``"ok"`` (HTTP 200) once the process has built its cached pages, ``"starting"``
+    (HTTP 503) before. ``sessions`` counts sessions with a live websocket; ``held`` every session
+    the server keeps (cached pages and sessions closed less than the unused-session lifetime ago);
+    ``built`` every session document built since start, ``warm_ups`` of them at start-up. With
+    ``OVERLAP_TASK_TIMER=1`` it adds the longest event-loop task (``?reset=1`` starts a new window).
+    """
+
+    def get(self) -> None:
+        """Write the health report."""
+        contexts = self.application._applications.values()  # Bokeh's ApplicationContext per route
+        sessions = [session for context in contexts for session in context.sessions]
+        report = {
+            "status": "ok" if BuildCounter.ready else "starting",
+            "pid": os.getpid(),
+            "sessions": sum(1 for session in sessions if session.connection_count > 0),
+            "held": len(sessions),
+            "built": BuildCounter.built,
+            "warm_ups": BuildCounter.warm_ups,
+        }
+        if TaskTimer.enabled:
+            report["longest_task_ms"] = round(TaskTimer.longest * 1000, 1)
+            report["longest_task"] = TaskTimer.longest_name
+            report["tasks"] = TaskTimer.count
+            if self.get_argument("reset", None) == "1":
+                TaskTimer.reset()
+        self.set_status(200 if BuildCounter.ready else 503)
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "no-store")
+        self.write(json.dumps(report))

@@ -1,0 +1,127 @@
+"""How sessions are built on a hosted server: once each, wherever the websocket lands.
+
+Bokeh builds a session when its page is requested and, if the websocket then reaches another
+process (two app processes behind nginx without stickiness), builds it again there. Panel's
+``reuse_sessions`` avoids that: the page's HTML comes from one cached session per page kind, and
+each student's session is built only where its websocket lands. The key below decides what "one
+page kind" is: the path, and for a lesson the lesson (its title is in the page's HTML). It has a
+bounded number of values, so a stream of made-up query strings cannot grow the cache.
+
+The cached sessions are built at start-up by requesting each page kind once (:func:`warm_up`), so
+that no student's session is built twice and ``/healthz`` can tell a load balancer when the process
+is ready.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import wraps
+
+import panel as pn
+from panel.io.resources import LOCAL_DIST
+from tornado.httpclient import AsyncHTTPClient
+from tornado.httputil import HTTPServerRequest
+
+from app.library import lessons
+
+
+class BuildCounter:
+    """How many session documents this process has built, warm-ups included (for ``/healthz``)."""
+
+    built = 0
+    warm_ups = 0
+    ready = False
+
+
+def page_key(request: HTTPServerRequest) -> tuple[str, str]:
+    """The cached session whose HTML a request for this page is answered with.
+
+    Parameters
+    ----------
+    request : tornado.httputil.HTTPServerRequest
+        The page request.
+
+    Returns
+    -------
+    tuple of str
+        ``(path, lesson slug)`` for a known lesson, ``(path, "")`` for anything else.
+    """
+    if request.path.rstrip("/") == "/lesson":
+        asked = (request.arguments.get("id") or [b""])[0].decode("utf-8", "replace")
+        known = {lesson.slug for lesson in lessons()}
+        return (request.path, asked if asked in known else "")
+    return (request.path, "")
+
+
+def warm_up_paths(routes: dict[str, object]) -> list[str]:
+    """One URL path (with query) per page kind: every route, and every lesson.
+
+    Parameters
+    ----------
+    routes : dict
+        The server's routes.
+
+    Returns
+    -------
+    list of str
+        For example ``["/", "/lesson?id=overlap", ..., "/queue"]``.
+    """
+    paths = []
+    for path in routes:
+        if path == "/lesson":
+            paths += [f"/lesson?id={lesson.slug}" for lesson in lessons()] + ["/lesson"]
+        else:
+            paths.append(path)
+    return paths
+
+
+def counted(build: Callable[[], object]) -> Callable[[], object]:
+    """Wrap a page builder: count the build and keep Panel's CSS on this server, not a CDN.
+
+    A session built where its websocket lands (not where its HTML was rendered) never passes
+    through the step that points Panel's stylesheets at the server's own copy, so the page would
+    ask a CDN for them; this sets that here, for every session alike.
+
+    Parameters
+    ----------
+    build : callable
+        Builds one page for the current session.
+
+    Returns
+    -------
+    callable
+        The same builder, counted.
+    """
+
+    @wraps(build)
+    def page() -> object:
+        BuildCounter.built += 1
+        doc = pn.state.curdoc
+        if doc is not None:
+            doc._template_variables.setdefault("dist_url", LOCAL_DIST)
+        return build()
+
+    return page
+
+
+def enable_session_reuse() -> None:
+    """Answer page requests from one cached session per page kind (see the module's docstring)."""
+    pn.config.reuse_sessions = True
+    pn.config.session_key_func = page_key
+
+
+async def warm_up(base_url: str, paths: list[str]) -> None:
+    """Request each page kind once, so its cached session exists before students arrive.
+
+    Parameters
+    ----------
+    base_url : str
+        This process's own address, e.g. ``http://127.0.0.1:5007``.
+    paths : list of str
+        From :func:`warm_up_paths`.
+    """
+    client = AsyncHTTPClient()
+    for path in paths:
+        await client.fetch(base_url + path, raise_error=False, request_timeout=60)
+        BuildCounter.warm_ups += 1
+    BuildCounter.ready = True

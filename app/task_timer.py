@@ -1,0 +1,48 @@
+"""A bench-only timer: the longest task the event loop ran (``OVERLAP_TASK_TIMER=1``).
+
+A click waits behind whatever the server is doing when it arrives, so the longest single task
+(one callback of the event loop: a page build, a websocket message, a patch) bounds how long a
+click can be held back. ``bench/class_load.py`` starts the app with the variable set and reads the
+figure from ``/healthz``. Off by default: it wraps every callback the loop runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+
+
+class TaskTimer:
+    """The longest and the total time of the event loop's callbacks since start (or the last reset)."""
+
+    enabled = False
+    longest = 0.0
+    longest_name = ""
+    count = 0
+
+    @classmethod
+    def reset(cls) -> None:
+        """Forget what was measured so far."""
+        cls.longest, cls.longest_name, cls.count = 0.0, "", 0
+
+
+def install_if_asked() -> None:
+    """Time every event-loop callback when ``OVERLAP_TASK_TIMER=1`` is set; otherwise do nothing."""
+    if os.environ.get("OVERLAP_TASK_TIMER") != "1" or TaskTimer.enabled:
+        return
+    TaskTimer.enabled = True
+    original = asyncio.events.Handle._run
+
+    def timed_run(handle: asyncio.events.Handle) -> None:
+        start = time.perf_counter()
+        try:
+            original(handle)
+        finally:
+            spent = time.perf_counter() - start
+            TaskTimer.count += 1
+            if spent > TaskTimer.longest:
+                TaskTimer.longest = spent
+                TaskTimer.longest_name = repr(handle)[:200]
+
+    asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]

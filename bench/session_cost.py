@@ -1,0 +1,140 @@
+"""Server CPU to open one lesson session, against a bare Panel page with the same lesson Markdown.
+
+Starts two servers from this virtual environment on free loopback ports:
+
+- the app (``python -m app``), page ``/lesson?id=<lesson>``;
+- the baseline, ``panel serve bench/bare_lesson.py``: the same ``BootstrapTemplate`` showing the
+  lesson's Markdown in one pane, page ``/bare_lesson?id=<lesson>``.
+
+Then Chromium (Playwright) opens each page ``--opens`` times, alternating between the two, after
+``--warmup`` opens of each that are not counted. An open runs from ``page.goto`` until the page is
+usable (the app: the lab's readout, ``role="status"`` with ``t = ``; the baseline: the lesson's
+first heading) plus ``--settle`` seconds for what the page sends once it has rendered. The figure is
+the server process's CPU time over that window, from ``/proc/<pid>/stat``. Pages stay open until
+the end, so no session teardown falls inside a window.
+
+Prints per-open CPU (median and mean) of both servers and their ratio; the design budget is
+a ratio of at most 2. Also prints the Bokeh model count of one session's document for each.
+
+Usage: ``.venv/bin/python bench/session_cost.py [--opens 8] [--lesson overlap]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+from bokeh_client import ROOT, AppServer, cpu_seconds, free_port
+
+sys.path.insert(0, str(ROOT))
+from tests.chromium import launch  # noqa: E402
+
+BUDGET_RATIO = 2.0
+
+
+class BareServer:
+    """``panel serve bench/bare_lesson.py`` on a free loopback port."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.base_url = f"http://127.0.0.1:{self.port}"
+        self._log = tempfile.TemporaryFile()
+        self.process = subprocess.Popen(
+            [
+                sys.executable, "-m", "panel", "serve", "bench/bare_lesson.py",
+                "--port", str(self.port), "--address", "127.0.0.1",
+                "--allow-websocket-origin", f"127.0.0.1:{self.port}",
+            ],
+            cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
+            env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
+        )
+        self.pid = self.process.pid
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/bare_lesson", timeout=5) as reply:
+                    reply.read()
+                return
+            except OSError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError("the bare server did not start") from None
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        """Stop the server."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+def open_once(browser, url: str, ready: str, settle: float, pid: int) -> tuple[float, object]:
+    """Open ``url`` in a fresh browser context; return the server CPU seconds it cost and the context."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    before = cpu_seconds(pid)
+    page.goto(url)
+    if ready == "readout":
+        page.get_by_role("status").filter(has_text="t = ").first.wait_for(timeout=60_000)
+    else:
+        page.get_by_role("heading").first.wait_for(timeout=60_000)
+    page.wait_for_timeout(settle * 1000)
+    return cpu_seconds(pid) - before, context
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--opens", type=int, default=8, help="counted opens of each page")
+    parser.add_argument("--warmup", type=int, default=2, help="uncounted opens of each page first")
+    parser.add_argument("--lesson", default="overlap")
+    parser.add_argument("--settle", type=float, default=1.0, help="seconds after ready inside each window")
+    parser.add_argument("--app-args", default="", help="extra arguments for python -m app")
+    args = parser.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    app = AppServer(extra_args=args.app_args.split())
+    bare = BareServer()
+    targets = {
+        "app": (f"{app.base_url}/lesson?id={args.lesson}", "readout", app.pid),
+        "bare": (f"{bare.base_url}/bare_lesson?id={args.lesson}", "heading", bare.pid),
+    }
+    costs: dict[str, list[float]] = {name: [] for name in targets}
+    contexts = []
+    try:
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            for round_ in range(args.warmup + args.opens):
+                for name, (url, ready, pid) in targets.items():
+                    cost, context = open_once(browser, url, ready, args.settle, pid)
+                    contexts.append(context)
+                    if round_ >= args.warmup:
+                        costs[name].append(cost * 1000)
+            for context in contexts:
+                context.close()
+            browser.close()
+        problems = app.problems()
+    finally:
+        app.stop()
+        bare.stop()
+
+    print(f"Server CPU per session open, lesson '{args.lesson}', {args.opens} opens each after "
+          f"{args.warmup} warm-up, settle {args.settle} s:")
+    for name, values in costs.items():
+        print(f"  {name:5s}: median {statistics.median(values):7.1f} ms  mean {statistics.mean(values):7.1f} ms  "
+              f"min {min(values):7.1f}  max {max(values):7.1f}")
+    ratio = statistics.median(costs["app"]) / statistics.median(costs["bare"])
+    verdict = "within" if ratio <= BUDGET_RATIO else "OVER"
+    print(f"  ratio app/bare (medians): {ratio:.2f}  ({verdict} the budget of {BUDGET_RATIO:.0f})")
+    if problems:
+        print("Server problems:", *problems, sep="\n  ")
+
+
+if __name__ == "__main__":
+    main()
