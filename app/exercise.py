@@ -5,29 +5,13 @@ from __future__ import annotations
 import html
 import math
 
-import panel as pn
 import param
 from panel.viewable import Viewer
 
 from app.content import Exercise, Step
+from app.exercise_card import ExerciseCard
 from app.progress import ProgressStore
 from labs.timed import TimedModel, format_number
-from labs.ui.region import NamedRegion
-
-STYLES = """
-h3 { margin: 6px 0; }
-ol.steps { padding-left: 1.4em; margin: 6px 0; }
-ol.steps li { margin: 2px 0; }
-ol.steps li.done { color: #1b6e2a; }
-ol.steps li.current { font-weight: 700; }
-.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-.gate { color: #7a4b00; font-weight: 600; }
-.feedback { font-weight: 700; padding: 6px 10px; border-radius: 4px; }
-.feedback.correct { background: #e3f4e6; color: #14591f; }
-.feedback.wrong { background: #fdeceb; color: #8a1c12; }
-.explanation { border-left: 4px solid #999; padding-left: 10px; }
-.field-error { color: #a4000f; font-weight: 600; margin: 0; }
-"""
 
 
 class ExerciseSession(param.Parameterized):
@@ -106,18 +90,17 @@ class ExerciseRunner(Viewer):
         self.transport = lab.transport
         spec: Exercise = self.exercise
         self.key = f"{self.lesson_slug}/{spec.id}"
-        self.prediction_input = pn.widgets.TextInput(
-            label=f"Your prediction ({spec.unit})", placeholder="a number", width=260
+        self.card = ExerciseCard(
+            on_action=self._card_action,
+            label=f"Exercise: {spec.title}",
+            prediction_label=f"Your prediction ({spec.unit})",
         )
-        self.lock_button = pn.widgets.Button(label="Lock prediction", color="primary")
-        self.start_button = pn.widgets.Button(label="Start this exercise")
-        self.lock_button.on_click(self._lock)
-        self.start_button.on_click(lambda _event: self.start())
         self.model.param.watch(self._lab_changed, ["t", *self.model.controls])
         self.transport.param.watch(self._lab_reset, "resets")
         self.session.param.watch(self._active_changed, "active")
-        self._show_buttons()
-        self._region = NamedRegion(label=f"Exercise: {spec.title}", object=self._body())
+        self.param.watch(self._draw, ["current", "prediction", "shown", "notice"])
+        self.progress.param.watch(self._draw, "completed")
+        self._draw()
 
     # -- state -------------------------------------------------------------------------------
     @property
@@ -138,8 +121,7 @@ class ExerciseRunner(Viewer):
     def start(self) -> None:
         """Make this the active exercise and begin it from its first step."""
         self.param.update(current=0, prediction=None, shown=None, notice="")
-        self.prediction_input.param.update(value="", disabled=False)
-        self.lock_button.disabled = False
+        self.card.prediction = ""
         if self.session.active == self.exercise.id:
             self._apply_gate()
         self.session.active = self.exercise.id
@@ -151,14 +133,10 @@ class ExerciseRunner(Viewer):
                 self.model.pause_at = None
                 self.transport.refresh()
             self.param.update(current=0, prediction=None, shown=None, notice="")
-            self.prediction_input.param.update(value="", disabled=False)
-            self.lock_button.disabled = False
+            self.card.prediction = ""
         if event.new == self.exercise.id:
             self._apply_gate()
-        self._show_buttons()
-
-    def _show_buttons(self) -> None:
-        self.start_button.label = "Try again" if self.active else "Start this exercise"
+        self._draw()
 
     def _apply_gate(self) -> None:
         reason = ""
@@ -185,8 +163,21 @@ class ExerciseRunner(Viewer):
         if self.active and not self.finished:
             self._advance()
 
-    def _lock(self, _event: object) -> None:
-        raw = (self.prediction_input.value_input or self.prediction_input.value or "").strip()
+    def _card_action(self, message: dict) -> None:
+        if message.get("action") == "start":
+            self.start()
+        elif message.get("action") == "lock":
+            self.lock(message.get("text"))
+
+    def lock(self, text: object) -> None:
+        """Lock the prediction the student typed, or say why it cannot be locked.
+
+        Parameters
+        ----------
+        text : object
+            What the prediction field held; anything that is not a finite number is refused.
+        """
+        raw = text.strip() if isinstance(text, str) else ""
         try:
             value = float(raw.replace("\u2212", "-"))
         except ValueError:
@@ -196,8 +187,7 @@ class ExerciseRunner(Viewer):
             return
         if not self.active:
             self.start()
-        self.prediction_input.param.update(value=format_number(value), disabled=True)
-        self.lock_button.disabled = True
+        self.card.prediction = format_number(value)
         self.param.update(prediction=value, notice="")
         self._apply_gate()
         self._advance()
@@ -256,9 +246,18 @@ class ExerciseRunner(Viewer):
             return False
         return abs(self.prediction - self.shown) <= self.exercise.tolerance + 1e-9
 
-    # -- view --------------------------------------------------------------------------------
-    @param.depends("current", "prediction", "shown", "notice", "session.active", "progress.completed")
-    def _status_html(self) -> str:
+    # -- view ------------------------------------------------------------------------------------
+    def _draw(self, *_events: param.parameterized.Event) -> None:
+        """Send the card what it shows now, in one message."""
+        self.card.param.update(
+            steps_html=self.steps_html(),
+            locked=self.locked,
+            start_label="Try again" if self.active else "Start this exercise",
+            **self.feedback(),
+        )
+
+    def steps_html(self) -> str:
+        """The heading, prompt, steps (ticked and current), and any notice, as escaped HTML."""
         spec = self.exercise
         items = []
         for index, step in enumerate(spec.steps):
@@ -281,31 +280,21 @@ class ExerciseRunner(Viewer):
             parts.append("<p>✓ You finished this exercise before; you can do it again any time.</p>")
         return "".join(parts)
 
-    @param.depends("shown")
-    def _feedback_html(self) -> str:
+    def feedback(self) -> dict[str, str]:
+        """The verdict, its style and the explanation; all empty until the exercise has finished."""
         if not self.finished:
-            return '<div role="status" class="feedback-empty"></div>'
+            return {"feedback_html": "", "verdict": "", "explanation_html": ""}
         spec = self.exercise
         unit = html.escape(spec.unit)
         verdict = "Correct" if self.correct else "Not quite"
-        css = "correct" if self.correct else "wrong"
-        return (
-            f'<div role="status" class="feedback {css}">{verdict}: you predicted '
-            f"{format_number(self.prediction)} {unit}, and the lab shows "
-            f"{self.shown:.2f} {unit}.</div>"
-            f'<p class="explanation"><strong>Why:</strong> {html.escape(spec.explanation)}</p>'
-        )
-
-    def _body(self) -> pn.viewable.Viewable:
-        return pn.Column(
-            pn.pane.HTML(self._status_html, stylesheets=[STYLES], sizing_mode="stretch_width"),
-            pn.FlexBox(
-                self.prediction_input, self.lock_button, self.start_button, flex_wrap="wrap", align_items="flex-end"
+        return {
+            "feedback_html": (
+                f"{verdict}: you predicted {format_number(self.prediction)} {unit}, "
+                f"and the lab shows {self.shown:.2f} {unit}."
             ),
-            pn.pane.HTML(self._feedback_html, stylesheets=[STYLES], sizing_mode="stretch_width"),
-            styles={"border": "2px solid #1f6fb2", "border-radius": "8px", "background": "#fbfdff"},
-            sizing_mode="stretch_width",
-        )
+            "verdict": "correct" if self.correct else "wrong",
+            "explanation_html": f"<strong>Why:</strong> {html.escape(spec.explanation)}",
+        }
 
-    def __panel__(self) -> pn.viewable.Viewable:
-        return self._region
+    def __panel__(self) -> ExerciseCard:
+        return self.card

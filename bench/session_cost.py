@@ -28,7 +28,6 @@ import sys
 import tempfile
 import time
 import urllib.request
-from pathlib import Path
 
 from bokeh_client import ROOT, AppServer, cpu_seconds, free_port
 

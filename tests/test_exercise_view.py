@@ -33,13 +33,12 @@ def page():
 
 
 def feedback(runner) -> str:
-    return re.sub(r"<[^>]+>", "", runner._feedback_html())
+    return re.sub(r"<[^>]+>", "", runner.card.feedback_html)
 
 
 def lock(runner, text):
-    runner.prediction_input.value_input = text
-    runner.prediction_input.value = text
-    runner.lock_button.clicks += 1
+    """What the page sends when the student presses Lock prediction with ``text`` in the field."""
+    runner.card._handle_msg({"action": "lock", "text": text})
 
 
 def prepare(lab, runner, arrival, service, prediction=None):
@@ -154,10 +153,12 @@ def test_try_again_and_switching_exercises(page):
     assert session.active == "growth"
     assert not first.locked and first.current == 0
     assert not lab.transport.allowed
-    assert first.start_button.label == "Start this exercise"
-    assert second.start_button.label == "Try again"
+    assert first.card.start_label == "Start this exercise"
+    assert second.card.start_label == "Try again"
     lock(second, "1")
-    second.start_button.clicks += 1
+    assert second.card.locked and second.card.prediction == "1"
+    second.card._handle_msg({"action": "start"})
+    assert not second.card.locked and second.card.prediction == ""
     assert not second.locked and not lab.transport.allowed
 
 

@@ -11,6 +11,7 @@ from app.content import Exercise, Lesson
 from app.exercise import ExerciseRunner, ExerciseSession
 from app.library import lessons, query_param
 from app.progress import ProgressStore
+from app.prose import LessonProse
 from app.shell import page
 
 LAYOUT_CSS = """
@@ -75,11 +76,11 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
             runners.append(runner)
             text.append(runner)
         else:
-            text.append(pn.pane.Markdown(_without_title(part, lesson.title), sizing_mode="stretch_width"))
+            text.append(LessonProse(_without_title(part, lesson.title), sizing_mode="stretch_width"))
     text.append(pn.pane.HTML(_neighbours(lesson), sizing_mode="stretch_width"))
     for runner in runners:
         if runner.exercise.id == exercise_id:
-            runner._region.scroll_into_view = True
+            runner.card.scroll_into_view = True
             runner.start()
     text_column = pn.Column(
         *text,
