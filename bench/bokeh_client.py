@@ -12,7 +12,9 @@ parses only what a benchmark needs:
 3. ``PULL-DOC-REQ`` → ``PULL-DOC-REPLY``: the document as JSON; models are indexed by id.
 4. What bokehjs sends once the page has rendered: the ``ProgressStore`` component's
    ``completed``/``loaded`` (read from localStorage; empty here) and the ``document_ready`` event,
-   on which Panel marks the session connected and runs its onload callbacks.
+   on which Panel marks the session connected and runs its onload callbacks. :meth:`RawSession.open`
+   returns once the server's ``OK`` to this first ``PATCH-DOC`` has arrived: from then on a click
+   is answered like any other (``RawSession.timings`` holds when each step ended).
 
 A Bokeh message is several websocket frames: header JSON (``msgid``, ``msgtype``, optional
 ``reqid`` and ``num_buffers``), metadata JSON, content JSON, then a buffer header and a binary
@@ -25,7 +27,8 @@ Like Chromium, the client sets TCP_NODELAY on its websocket: a message's frames 
 writes, and with Nagle's algorithm each frame after the first would wait for the server's delayed
 ACK (about 40 ms on Linux), which is latency a browser does not see.
 
-Every wait here has a timeout; every connection goes to the loopback server the caller started.
+Every wait here has a timeout; every connection goes to a loopback server (one the caller started,
+or one already running on this machine).
 """
 
 from __future__ import annotations
@@ -142,22 +145,39 @@ class AppServer:
     extra_args : list of str, optional
         More command-line arguments for ``python -m app``.
     start_timeout : float
-        Seconds to wait for the index page to answer.
+        Seconds to wait for ``ready_path`` to answer.
+    env : dict of str, optional
+        Environment variables to set for the server on top of this process's own (for example
+        ``{"OVERLAP_TASK_TIMER": "1"}``).
+    ready_path : str
+        The path that must answer 200 before the server counts as started: ``/`` (the index page),
+        or ``/healthz``, which answers 200 only once the process has built its cached pages.
     """
 
-    def __init__(self, port: int | None = None, extra_args: list[str] | None = None, start_timeout: float = 60.0):
+    def __init__(
+        self,
+        port: int | None = None,
+        extra_args: list[str] | None = None,
+        start_timeout: float = 60.0,
+        env: dict[str, str] | None = None,
+        ready_path: str = "/",
+    ):
         self.port = port or free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self._log = tempfile.NamedTemporaryFile(prefix="overlap-bench-server-", suffix=".log", delete=False)
         command = [sys.executable, "-m", "app", "--port", str(self.port), "--address", "127.0.0.1"]
         self.process = subprocess.Popen(
-            [*command, *(extra_args or [])], cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT
+            [*command, *(extra_args or [])],
+            cwd=ROOT,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **(env or {})},
         )
         self.pid = self.process.pid
         deadline = time.monotonic() + start_timeout
         while True:
             try:
-                with urllib.request.urlopen(f"{self.base_url}/", timeout=5) as reply:
+                with urllib.request.urlopen(f"{self.base_url}{ready_path}", timeout=5) as reply:
                     reply.read()
                 return
             except OSError:
@@ -508,6 +528,7 @@ class RawSession:
         self.closed = False
         self.last_received = time.perf_counter()
         self.failure: BaseException | None = None
+        self.timings: dict[str, float] = {}
         self._ws: WebSocketClientConnection | None = None
         self._reader: asyncio.Task | None = None
         self._replies: dict[str, asyncio.Future] = {}
@@ -518,11 +539,17 @@ class RawSession:
     async def open(self, timeout: float = 30.0) -> DocIndex:
         """Load the page, connect its websocket, pull the document and say the page has rendered.
 
+        Returns once the server has answered that first ``PATCH-DOC`` with ``OK``: the moment a
+        student could click. ``timings`` gets the ``time.perf_counter()`` of each step's end:
+        ``start`` (before the page request), ``page`` (the HTML with its token), ``ack`` (the
+        websocket is open and the server has created the session), ``doc`` (the
+        ``PULL-DOC-REPLY``) and ``ready`` (the ``OK`` to the page's first ``PATCH-DOC``).
+
         Parameters
         ----------
         timeout : float
             Seconds allowed for each of: the page request, the websocket handshake, the ``ACK``,
-            the ``PULL-DOC-REPLY``.
+            the ``PULL-DOC-REPLY``, the ``OK``.
 
         Returns
         -------
@@ -536,7 +563,9 @@ class RawSession:
         TimeoutError, tornado.httpclient.HTTPClientError
             When a step takes longer than ``timeout`` or the page request fails.
         """
+        self.timings["start"] = time.perf_counter()
         reply = await self.client.fetch(f"{self.base_url}{self.page}", connect_timeout=timeout, request_timeout=timeout)
+        self.timings["page"] = time.perf_counter()
         match = TOKEN.search(reply.body.decode("utf-8", errors="replace"))
         if match is None:
             raise ProtocolFailure(f"no session token in {self.page}")
@@ -553,16 +582,22 @@ class RawSession:
         first = await asyncio.wait_for(self._read_message(), timeout)
         if first is None or first.msgtype != "ACK":
             raise ProtocolFailure(f"first message was not ACK: {first and first.header}")
+        self.timings["ack"] = first.received
         self._reader = asyncio.ensure_future(self._read_loop())
         pulled = await self.request("PULL-DOC-REQ", {}, timeout)
         if pulled.msgtype != "PULL-DOC-REPLY":
             raise ProtocolFailure(f"PULL-DOC-REQ answered with {pulled.msgtype}: {pulled.content}")
+        self.timings["doc"] = pulled.received
         self.doc = DocIndex(pulled.content["doc"])
-        await self._rendered()
+        ok = await self._rendered()
+        reply = await asyncio.wait_for(ok, timeout)
+        if reply.msgtype != "OK":
+            raise ProtocolFailure(f"the page's first PATCH-DOC was answered with {reply.msgtype}: {reply.content}")
+        self.timings["ready"] = reply.received
         return self.doc
 
-    async def _rendered(self) -> None:
-        """Send what bokehjs sends once every root has rendered."""
+    async def _rendered(self) -> asyncio.Future:
+        """Send what bokehjs sends once every root has rendered; return the future of the server's OK."""
         assert self.doc is not None
         events: list[Event] = []
         for store in self.doc.models.values():  # app.progress.ProgressStore: localStorage is empty here
@@ -570,7 +605,8 @@ class RawSession:
                 events.append(self.change_event(store.id, "completed", {"type": "map"}))
                 events.append(self.change_event(store.id, "loaded", True))
         events.append({"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": _event_json("document_ready")})
-        await self.patch(events)
+        _sent, ok = await self.patch(events)
+        return ok
 
     async def close(self, timeout: float = 10.0) -> None:
         """Close the websocket (as a closed browser tab does) and stop reading."""
@@ -796,6 +832,29 @@ class RawSession:
         event = {"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": _event_json("button_click", button_id)}
         return await self.patch([event])
 
+    async def send_msg(self, model_id: str, data: dict[str, Any]) -> tuple[float, asyncio.Future]:
+        """Send a ``data_event``, as a Panel ``JSComponent``'s ``model.send_msg(data)`` does (see :meth:`patch`).
+
+        Parameters
+        ----------
+        model_id : str
+            The component's ``ReactiveESM`` model id.
+        data : dict
+            The message: string keys, JSON values (sent as a JS object, a Bokeh ``map``).
+
+        Returns
+        -------
+        tuple
+            As :meth:`patch`.
+        """
+        values = {"type": "map", "entries": [["model", {"id": model_id}], ["data", _map(data)]]}
+        event = {
+            "kind": "MessageSent",
+            "msg_type": "bokeh_event",
+            "msg_data": {"type": "event", "name": "data_event", "values": values},
+        }
+        return await self.patch([event])
+
     async def command(self, state_id: str, action: str, t: float | None) -> tuple[float, asyncio.Future]:
         """Set ``PlaybackState.command`` to ``{action, t, seq}`` exactly as ``player.js`` ``send()`` does.
 
@@ -814,8 +873,12 @@ class RawSession:
             As :meth:`patch`.
         """
         self._seq += 1
-        value = {"type": "map", "entries": [["action", action], ["t", t], ["seq", self._seq]]}
-        return await self.set_value(state_id, "command", value)
+        return await self.set_value(state_id, "command", _map({"action": action, "t": t, "seq": self._seq}))
+
+
+def _map(values: dict[str, Any]) -> dict[str, Any]:
+    """A JS object as bokehjs serializes it: a Bokeh ``map`` of its entries (plain JSON values only)."""
+    return {"type": "map", "entries": [[key, value] for key, value in values.items()]}
 
 
 def _event_json(name: str, model_id: str | None = None) -> dict[str, Any]:
