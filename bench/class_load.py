@@ -1,11 +1,30 @@
-"""100 students in one minute: click-to-readout latency of the guided exercise under load.
+"""A class of students on the guided exercise: page open and click-to-readout latency under load.
 
-Starts the app (``python -m app``) on a free loopback port, then opens ``--sessions`` concurrent
-sessions of ``/lesson?id=overlap&exercise=growth`` from this one asyncio process over the raw
-Bokeh websocket protocol (``bench/bokeh_client.py``: a browser's wire traffic without a browser;
-``bokeh.client`` would cost about 325 ms of client CPU per session). Session starts are spread
-over ``--ramp`` seconds. Each session then does the "A backlog that keeps growing" exercise as a
-student would, with a seeded random think time of 0.5-3 s before every action:
+Targets
+-------
+Without ``--url`` the bench starts one app process (``python -m app``, with ``OVERLAP_TASK_TIMER=1``)
+on a free loopback port and runs the class against it, as it always has. With ``--url`` (for
+example ``http://127.0.0.1:8080``, ``make serve-cluster``: nginx in front of two app processes) it
+runs the class against that already-running server; ``--app-health`` lists the ``/healthz`` URLs of
+the app processes behind it (default: ``:5007`` and ``:5008`` if they answer, else
+``<url>/healthz``), whose CPU and build counts it reports (their pid from ``/healthz``, their CPU
+from ``/proc``: same machine only). With ``--url``, ``--compare-single`` (on by default) then runs
+the same scenario against one ``python -m app`` the bench starts itself, after the cluster is done
+(never both at once: the machine has 2 cores), and prints the two side by side.
+
+Scenarios
+---------
+``--sessions N --ramp S`` (default 100 over 10 s), or ``--scenario lecture`` (300 students arriving
+uniformly over 120 s), ``burst`` (100 within 10 s) or ``both`` (lecture, then burst, on the same
+servers; between the two the bench waits until every process's ``/healthz`` reports 0 live
+sessions, and says so if they do not drop within ``--idle-timeout``).
+
+Each student is one session of ``/lesson?id=overlap&exercise=growth`` driven from this one asyncio
+process over the raw Bokeh websocket protocol (``bench/bokeh_client.py``: a browser's wire traffic
+without a browser; ``bokeh.client`` would cost about 325 ms of client CPU per session). Arrivals are
+spread evenly (with a seeded jitter) over the ramp. Before the class, one warm-up student per app
+process does the exercise (not counted). Each student does the "A backlog that keeps growing"
+exercise with a seeded random think time of 0.5-3 s before every action:
 
 ======  ==========================================  ==========================================
 action  what the page sends                         awaited change (in a server PATCH-DOC)
@@ -13,8 +32,8 @@ action  what the page sends                         awaited change (in a server 
 reset   ``PlaybackState.command`` = {reset}         the readout Div's ``text``
 lambda  λ TextInput ``value`` = "4"                 the readout Div's ``text``
 mu      μ TextInput ``value`` = "3"                 the readout Div's ``text``
-lock    prediction ``value`` = "1", then a          the Play button's ``disabled`` → false
-        ``button_click`` on Lock prediction         (timed from the click)
+lock    the exercise card's ``data_event``          the Play button's ``disabled`` → false
+        {action: lock, text: "1"} (``send_msg``)
 step    command = {step} (twice)                    the readout Div's ``text``
 pause   command = {pause, t = 2 + w}                the readout Div's ``text`` showing that t
 ======  ==========================================  ==========================================
@@ -22,34 +41,64 @@ pause   command = {pause, t = 2 + w}                the readout Div's ``text`` s
 Play itself sends nothing (the browser plays back alone), so a Play is simulated as a wait ``w``
 of 1-2 s followed by the Pause command carrying the browser's t.
 
-Click-to-readout latency runs from just before the first frame of the action's message is written
-to the arrival of the last frame of the server PATCH-DOC carrying the awaited change, both on this
-process's clock. Some actions do not change the readout text at all: Reset on a fresh lab (it
-already shows t = 0 with the defaults), and λ/μ edits at t = 0 when the lab hides the net rate
-during an exercise. For those the latency runs to the first PATCH-DOC the server sends after the
-action (the step list, the plot), which is what the student then sees change; the report says for
-each action how many samples were timed which way. Before each action the session waits until
-nothing has arrived for 0.2 s, so that no answer to the previous action is taken for this one's.
-The prediction's own value edit has no visible answer (only the server's OK); it is reported apart
-and not counted in the budget figure.
+Figures
+-------
+- **Page open** (p50/p95/max): from just before the page's ``GET`` to the arrival of the server's
+  ``OK`` to the page's first ``PATCH-DOC`` (the rendered page's ``document_ready``), through the
+  websocket handshake, its ``ACK`` (the server has built the session) and the ``PULL-DOC-REPLY``
+  (the document). That is the moment a student could click and be answered like any later click.
+  The report also gives p50/p95 of each of the four steps.
+- **Every page open by**: seconds from the start of the load (the first arrival) to the moment
+  the last session finished opening; "never" if one did not open.
+- **Click-to-readout**: from just before the first frame of an action's message is written to the
+  arrival of the last frame of the server PATCH-DOC carrying the awaited change, both on this
+  process's clock. Some actions do not change the readout text at all: Reset on a fresh lab (it
+  already shows t = 0 with the defaults), and λ/μ edits at t = 0 when the lab hides the net rate
+  during an exercise. For those the latency runs to the first PATCH-DOC the server sends after the
+  action (the step list, the plot), which is what the student then sees change; the report says
+  for each action how many samples were timed which way. Before each action the session waits
+  until nothing has arrived for 0.2 s, so that no answer to the previous action is taken for this
+  one's. Split into **while opening** (actions sent before the last session finished opening)
+  and **once all open** (sent after).
+- **Errors**: sessions that stopped early (timeout, refused or closed connection, missing model).
+- **Wrong readouts**: sessions whose readout after the second Step did not say ``t = 2.00 s`` and
+  ``backlog = 6.00`` (q0 = 4, λ − μ = 1), or whose exercise card never got the verdict "Correct".
+- **Server CPU**: user + system CPU seconds of the app processes over the load, summed (and each).
+  Client CPU is this bench's; "other processes" is the rest of the machine (nginx included).
+- **Longest task**: each process's longest single event-loop callback during the load (from
+  ``/healthz``, timer window reset with ``?reset=1`` as the scenario starts; "not measured" unless
+  the process runs with ``OVERLAP_TASK_TIMER=1``). A click that arrives behind it waits for it.
+- **Sessions built / opened**: ``built - warm_ups`` summed over the processes, after minus before
+  the load, against the sessions whose websocket got its ``ACK``; "built exactly once" says
+  whether the two are equal (the page's HTML comes from a cached session, and each student's
+  session must be built once, where its websocket lands).
 
-Correctness: after the second Step every readout must say ``t = 2.00 s`` and ``backlog = 6.00``
-(q0 = 4, λ − μ = 1), and the feedback must start with "Correct".
+Budgets (design.md, for one 2-core machine with 2 processes behind nginx), printed beside: lecture,
+p95 open ≤ 5 s, p95 click ≤ 250 ms while opening and ≤ 100 ms once all open; burst, every page open
+within 30 s and p95 click ≤ 500 ms; both, 0 errors and 0 wrong readouts; and every session built
+exactly once. A custom ``--sessions``/``--ramp`` load is held to p95 click ≤ 100 ms, as before.
 
-Usage: ``.venv/bin/python bench/class_load.py [--sessions 100] [--ramp 10] [--seed 1]``
+Usage::
+
+    .venv/bin/python bench/class_load.py [--sessions 100] [--ramp 10] [--seed 1]
+    .venv/bin/python bench/class_load.py --scenario {lecture,burst,both}
+    .venv/bin/python bench/class_load.py --url http://127.0.0.1:8080 [--scenario both]
+        [--app-health http://127.0.0.1:5007/healthz,http://127.0.0.1:5008/healthz] [--no-compare-single]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import random
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
+from urllib.parse import urlsplit
 
+from app_health import CLUSTER_PORTS, AppProcess, check_loopback, discover, snapshot_all, wait_until_idle
 from bokeh_client import (
     LESSON_PATH,
     AppServer,
@@ -61,70 +110,25 @@ from bokeh_client import (
     http_client,
     machine_busy_seconds,
 )
+from class_report import STAGES, Outcome, Run, Sample, Scenario, compare, report
 
 BUDGET_MS = 100.0
 EXERCISE_TITLE = "A backlog that keeps growing"
 ARRIVAL = "Arrival rate λ (units/s)"
 SERVICE = "Service rate μ (units/s)"
-PREDICTION = "Your prediction (work units per second)"
-ACTION_ORDER = ("reset", "lambda", "mu", "lock", "step 1", "step 2", "pause")
-
-
-@dataclass
-class Sample:
-    """One timed action.
-
-    Attributes
-    ----------
-    session : int
-        Which session sent it.
-    action : str
-        One of :data:`ACTION_ORDER`, or ``"predict (OK)"``.
-    sent : float
-        When it was sent, in seconds since the load started.
-    ms : float
-        Latency to the awaited response, in milliseconds.
-    changed : bool
-        Whether the awaited change (readout text; Play enabled for the lock) came, rather than
-        only some other PATCH-DOC.
-    """
-
-    session: int
-    action: str
-    sent: float
-    ms: float
-    changed: bool
-
-
-@dataclass
-class Outcome:
-    """What one session did.
-
-    Attributes
-    ----------
-    index : int
-        The session number.
-    open_ms : float or None
-        Page request + websocket + ACK + PULL-DOC, in ms; None if it failed.
-    opened_at : float or None
-        When the session finished opening, seconds since the load started.
-    samples : list of Sample
-        Its timed actions.
-    error : str
-        Why it stopped early; empty if it finished.
-    readout_ok : bool or None
-        Whether the readout after the two Steps showed t = 2.00 s and backlog = 6.00.
-    feedback_ok : bool or None
-        Whether the feedback said "Correct".
-    """
-
-    index: int
-    open_ms: float | None = None
-    opened_at: float | None = None
-    samples: list[Sample] = field(default_factory=list)
-    error: str = ""
-    readout_ok: bool | None = None
-    feedback_ok: bool | None = None
+SCENARIOS = {
+    "lecture": Scenario(
+        "lecture",
+        300,
+        120.0,
+        "300 students arriving uniformly over 120 s",
+        open_p95_s=5.0,
+        click_opening_p95_ms=250.0,
+        click_open_p95_ms=100.0,
+    ),
+    "burst": Scenario("burst", 100, 10.0, "100 students within 10 s", all_open_s=30.0, click_p95_ms=500.0),
+}
+TIMER_ENV = {"OVERLAP_TASK_TIMER": "1"}
 
 
 @dataclass
@@ -135,8 +139,7 @@ class LessonIds:
     readout: str
     arrival: str
     service: str
-    prediction: str
-    lock: str
+    card: str
     play: str
 
     @classmethod
@@ -152,12 +155,14 @@ class LessonIds:
         -------
         LessonIds
             The PlaybackState, the readout ``Div`` (its text has ``role="status"`` and ``backlog =``),
-            the λ and μ inputs by title, and the prediction input and Lock button inside the
-            region "Exercise: A backlog that keeps growing" (another exercise on the page has an
-            input with the same title).
+            the λ and μ inputs by title, the Play button, and the exercise card (``app.exercise_card``,
+            a ``ReactiveESM`` whose data model is labelled "Exercise: A backlog that keeps growing";
+            the page has another card).
         """
-        region = doc.one(label=f"Exercise: {EXERCISE_TITLE}")
-        inside = doc.descendants(region.id)
+        label = doc.one(label=f"Exercise: {EXERCISE_TITLE}")
+        cards = [m for m in doc.find("ReactiveESM") if (m.attributes.get("data") or {}).get("id") == label.id]
+        if len(cards) != 1:
+            raise ProtocolFailure(f"expected one exercise card for {EXERCISE_TITLE!r}, found {len(cards)}")
         readouts = [
             m
             for m in doc.find("Div")
@@ -170,17 +175,18 @@ class LessonIds:
             readout=readouts[0].id,
             arrival=doc.one("TextInput", title=ARRIVAL).id,
             service=doc.one("TextInput", title=SERVICE).id,
-            prediction=doc.one("TextInput", within=inside, title=PREDICTION).id,
-            lock=doc.one("Button", within=inside, label="Lock prediction").id,
+            card=cards[0].id,
             play=doc.one("Button", label="Play").id,
         )
 
 
 def feedback_said_correct(events: list[dict[str, Any]]) -> bool:
-    """A predicate: some HTML ``text`` in the PATCH-DOC is the exercise feedback saying Correct."""
+    """A predicate: the PATCH-DOC sets an exercise card's feedback to a verdict of Correct."""
     for event in events:
         new = event.get("new")
-        if event.get("attr") == "text" and isinstance(new, str) and "feedback correct" in new:
+        if event.get("attr") == "verdict" and new == "correct":
+            return True
+        if event.get("attr") == "feedback_html" and isinstance(new, str) and new.startswith("Correct"):
             return True
     return False
 
@@ -324,10 +330,9 @@ async def student(index: int, plan: Plan, client: Any, start_delay: float, t0: f
     await asyncio.sleep(start_delay)
     stage = "open"
     try:
-        opened = time.perf_counter()
         doc = await session.open(plan.open_timeout)
-        outcome.opened_at = time.perf_counter() - t0
-        outcome.open_ms = (time.perf_counter() - opened) * 1000
+        outcome.opened_at = session.timings["ready"] - t0
+        outcome.open_ms = (session.timings["ready"] - session.timings["start"]) * 1000
         ids = LessonIds.find(doc)
         readout = changed(ids.readout, "text")
 
@@ -342,11 +347,9 @@ async def student(index: int, plan: Plan, client: Any, start_delay: float, t0: f
 
         stage = "lock"
         await think()
-        sent, ok = await session.set_value(ids.prediction, "value", "1")
-        reply = await asyncio.wait_for(ok, timeout)
-        outcome.samples.append(Sample(index, "predict (OK)", sent - t0, (reply.received - sent) * 1000, False))
         enabled = changed(ids.play, "disabled", lambda new: new is False)
-        record(stage, await act(session, lambda: session.click(ids.lock), enabled, timeout, settle_first=False))
+        lock = partial(session.send_msg, ids.card, {"action": "lock", "text": "1"})
+        record(stage, await act(session, lock, enabled, timeout))
 
         for stage in ("step 1", "step 2"):
             await think()
@@ -368,39 +371,23 @@ async def student(index: int, plan: Plan, client: Any, start_delay: float, t0: f
         outcome.error = f"{stage}: {type(error).__name__}: {error}"[:300]
     finally:
         await session.close()
+    outcome.connected = "ack" in session.timings
+    outcome.stages = stage_ms(session.timings)
     if not outcome.error and session.failure is not None:
         outcome.error = f"connection: {session.failure}"
     return outcome
 
 
-def percentile(values: list[float], q: float) -> float:
-    """The ``q``-th percentile by the nearest-rank method (NaN for no values).
-
-    Parameters
-    ----------
-    values : list of float
-        The sample.
-    q : float
-        Between 0 and 100.
-
-    Returns
-    -------
-    float
-        The smallest value with at least q % of the sample at or below it.
-    """
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    rank = max(1, -(-len(ordered) * q // 100))  # ceil(n q / 100)
-    return ordered[int(rank) - 1]
-
-
-def summary(values: list[float]) -> str:
-    """``n``, p50, p95 and max of latencies in ms, as one aligned row."""
-    return (
-        f"{len(values):>6}{percentile(values, 50):>9.1f}{percentile(values, 95):>9.1f}"
-        f"{(max(values) if values else float('nan')):>9.1f}"
-    )
+def stage_ms(timings: dict[str, float]) -> dict[str, float]:
+    """How long each step of opening took, in ms, from ``RawSession.timings`` (steps reached only)."""
+    stages = {}
+    previous = timings.get("start")
+    for key, _name in STAGES:
+        if key not in timings or previous is None:
+            break
+        stages[key] = (timings[key] - previous) * 1000
+        previous = timings[key]
+    return stages
 
 
 async def run_load(plan: Plan, sessions: int, ramp: float, deadline: float) -> tuple[list[Outcome], float]:
@@ -445,125 +432,211 @@ async def run_load(plan: Plan, sessions: int, ramp: float, deadline: float) -> t
     return outcomes, time.perf_counter() - t0
 
 
-def report(
-    outcomes: list[Outcome], wall: float, cpu: tuple[float, float, float], args: Any, problems: list[str]
-) -> None:
-    """Print the figures (see the module docstring for what each latency measures).
+# -- targets and scenarios ------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    """Where a class is run, and the app processes that serve it.
+
+    Attributes
+    ----------
+    name : str
+        ``cluster`` (the ``--url`` server) or ``single`` (the process the bench starts).
+    base_url : str
+        Where the students go.
+    processes : list of AppProcess
+        The app processes behind it (empty if none answered ``/healthz``).
+    problems : callable or None
+        Returns the error lines of the server's log so far; None if the bench cannot read it.
+    notes : list of str
+        Said once, with the first scenario's report (health URLs that did not answer, ...).
+    """
+
+    name: str
+    base_url: str
+    processes: list[AppProcess]
+    problems: Callable[[], list[str]] | None = None
+    notes: list[str] | None = None
+
+
+def deadline(args: argparse.Namespace, scenario: Scenario) -> float:
+    """Seconds allowed for a whole load: ``--deadline``, else the ramp plus 150 s (at least 270 s)."""
+    return args.deadline if args.deadline is not None else max(270.0, scenario.ramp + 150.0)
+
+
+def warm_up(target: Target, args: argparse.Namespace) -> None:
+    """Run one quick student per app process, one after the other, before the class (not counted).
+
+    Imports and first-use caches are then not charged to the class; behind nginx (``least_conn``,
+    ties taken in turn) the students land on every process in turn.
+    """
+    for extra in range(max(1, len(target.processes))):
+        warm = Plan(
+            target.base_url, args.seed + 1 + extra, args.timeout, args.open_timeout, think=(0.1, 0.2), play=(0.2, 0.3)
+        )
+        outcomes, _ = asyncio.run(run_load(warm, 1, 0.0, 60.0))
+        if outcomes[0].error:
+            raise SystemExit(f"warm-up session against {target.base_url} failed: {outcomes[0].error}")
+
+
+def settle(target: Target, timeout: float) -> list[str]:
+    """Wait until the target's processes hold no live session; return what the report should say.
 
     Parameters
     ----------
-    outcomes : list of Outcome
-        One per session.
-    wall : float
-        Seconds the load took.
-    cpu : tuple of float
-        CPU seconds used during the load by the server, by this client, and by every other process.
-    args : argparse.Namespace
-        The command-line arguments.
-    problems : list of str
-        Problem lines from the server's output.
+    target : Target
+        The target.
+    timeout : float
+        Seconds to wait at most.
+
+    Returns
+    -------
+    list of str
+        Empty when idle at once; else how long it took, or how many sessions were still live.
     """
-    server_cpu, client_cpu, other_cpu = cpu
-    samples = [s for o in outcomes for s in o.samples]
-    budgeted = [s for s in samples if s.action in ACTION_ORDER]
-    latencies = [s.ms for s in budgeted]
-    errors = [o for o in outcomes if o.error]
-    opened = [o.open_ms for o in outcomes if o.open_ms is not None]
-    last_open = max((o.opened_at for o in outcomes if o.opened_at is not None), default=0.0)
-    p95 = percentile(latencies, 95)
-    print(
-        f"class load: {args.sessions} sessions of {LESSON_PATH}, starts spread over {args.ramp:g} s, "
-        f"think time 0.5-3 s, seed {args.seed}"
-    )
-    print(f"sessions: {len(outcomes)}, finished the exercise: {len(outcomes) - len(errors)}, errors: {len(errors)}")
-    print(
-        f"actions timed: {len(latencies)} clicks/edits (+{len(samples) - len(budgeted)} prediction edits, "
-        "OK reply only, not in the budget figure)"
-    )
-    print(
-        f"click-to-readout latency, all actions (ms): p50 {percentile(latencies, 50):.1f}  p95 {p95:.1f}  "
-        f"max {(max(latencies) if latencies else float('nan')):.1f}"
-    )
-    print(f"{'by action':<26}{'n':>6}{'p50':>9}{'p95':>9}{'max':>9}  timed to")
-    for action in (*ACTION_ORDER, "predict (OK)"):
-        mine = [s for s in samples if s.action == action]
-        hits = sum(s.changed for s in mine)
-        if action == "predict (OK)":
-            to = "the OK reply"
-        else:
-            wanted = "Play enabled" if action == "lock" else "readout change"
-            to = f"{wanted} {hits}/{len(mine)}, first PATCH-DOC {len(mine) - hits}/{len(mine)}"
-        print(f"  {action:<24}{summary([s.ms for s in mine])}  {to}")
-    during = [s.ms for s in budgeted if s.sent <= last_open]
-    after = [s.ms for s in budgeted if s.sent > last_open]
-    print(f"  {'sent while pages opening':<24}{summary(during)}")
-    print(f"  {'sent after all opened':<24}{summary(after)}")
-    print(f"  {'page open (GET+ws+pull)':<24}{summary(opened)}")
-    print(f"{'by 10 s window of sending':<26}{'n':>6}{'p50':>9}{'p95':>9}{'max':>9}{'pages opened':>14}")
-    for start in range(0, int(max((s.sent for s in budgeted), default=0)) + 1, 10):
-        window = [s.ms for s in budgeted if start <= s.sent < start + 10]
-        pages = sum(1 for o in outcomes if o.opened_at is not None and start <= o.opened_at < start + 10)
-        print(f"  {f'{start}-{start + 10} s':<24}{summary(window)}{pages:>14}")
-    slowest = sorted(budgeted, key=lambda s: s.ms, reverse=True)[:5]
-    print(
-        "slowest: " + "; ".join(f"{s.ms:.0f} ms {s.action} (session {s.session}, at {s.sent:.1f} s)" for s in slowest)
-    )
-    finished = [o for o in outcomes if o.readout_ok is not None]
-    bad_readout = sum(1 for o in finished if not o.readout_ok)
-    bad_feedback = sum(1 for o in finished if not o.feedback_ok)
-    print(
-        f"correctness after two Steps: readout t = 2.00 s and backlog = 6.00 in "
-        f"{len(finished) - bad_readout}/{len(finished)} sessions ({bad_readout} failures); "
-        f"feedback 'Correct' in {len(finished) - bad_feedback}/{len(finished)}"
-    )
-    print(
-        f"server CPU: {server_cpu:.2f} s over {wall:.1f} s of load ({100 * server_cpu / wall:.0f}% of one core); "
-        f"client CPU: {client_cpu:.2f} s ({100 * client_cpu / wall:.0f}%); other processes on the machine: "
-        f"{max(0.0, other_cpu):.2f} s ({100 * max(0.0, other_cpu) / wall:.0f}%); {os.cpu_count()} cores"
-    )
-    for outcome in errors[:10]:
-        print(f"  error, session {outcome.index}: {outcome.error}")
-    if len(errors) > 10:
-        print(f"  ... and {len(errors) - 10} more errors")
-    print(f"server log: {len(problems)} traceback/error/warning lines")
-    for line in problems[:10]:
-        print(f"  {line[:300]}")
-    verdict = "PASS" if latencies and p95 <= BUDGET_MS and not errors and not bad_readout else "FAIL"
-    print(
-        f"budget: p95 click-to-readout ≤ {BUDGET_MS:.0f} ms: {verdict} (p95 = {p95:.1f} ms, "
-        f"{len(errors)} errors, {bad_readout} wrong readouts)"
+    if not target.processes:
+        return ["no /healthz: did not wait for earlier sessions to close"]
+    idle, live, waited = wait_until_idle(target.processes, timeout)
+    if not idle:
+        return [f"{live} sessions still live after waiting {waited:.0f} s; the scenario started anyway"]
+    return [f"waited {waited:.0f} s for earlier sessions to close"] if waited >= 1 else []
+
+
+def run_scenario(target: Target, scenario: Scenario, args: argparse.Namespace) -> Run:
+    """Run one scenario against one target, with the processes' figures before and after.
+
+    Parameters
+    ----------
+    target : Target
+        Where.
+    scenario : Scenario
+        How many students over how long.
+    args : argparse.Namespace
+        Seed and timeouts.
+
+    Returns
+    -------
+    Run
+        Everything the report needs.
+    """
+    notes = settle(target, args.idle_timeout)
+    logged = len(target.problems()) if target.problems else 0
+    before = snapshot_all(target.processes, reset_timer=True)
+    client_before = time.process_time()
+    machine_before = machine_busy_seconds()
+    plan = Plan(target.base_url, args.seed, args.timeout, args.open_timeout)
+    outcomes, wall = asyncio.run(run_load(plan, scenario.sessions, scenario.ramp, deadline(args, scenario)))
+    client_cpu = time.process_time() - client_before
+    machine_cpu = machine_busy_seconds() - machine_before
+    after = snapshot_all(target.processes)
+    return Run(
+        target=target.name,
+        base_url=target.base_url,
+        scenario=scenario,
+        seed=args.seed,
+        outcomes=outcomes,
+        wall=wall,
+        client_cpu=client_cpu,
+        machine_cpu=machine_cpu,
+        labels=[process.label for process in target.processes],
+        before=before,
+        after=after,
+        problems=target.problems()[logged:] if target.problems else None,
+        notes=notes,
     )
 
 
-def main() -> None:
-    """Parse arguments, start the server, run the class and print the report."""
+def run_target(target: Target, scenarios: list[Scenario], args: argparse.Namespace) -> list[Run]:
+    """Warm the target up, then run each scenario in turn, printing each run's report as it ends."""
+    warm_up(target, args)
+    runs = []
+    for scenario in scenarios:
+        run = run_scenario(target, scenario, args)
+        if not runs and target.notes:
+            run.notes[:0] = target.notes
+        report(run, BUDGET_MS)
+        print()
+        runs.append(run)
+    return runs
+
+
+def run_single(scenarios: list[Scenario], args: argparse.Namespace) -> list[Run]:
+    """Start one ``python -m app`` with the task timer, run the scenarios against it, stop it."""
+    with AppServer(env=TIMER_ENV, ready_path="/healthz") as server:
+        target = Target("single", server.base_url, [AppProcess(f"{server.base_url}/healthz")], server.problems)
+        return run_target(target, scenarios, args)
+
+
+def cluster_target(args: argparse.Namespace) -> Target:
+    """The ``--url`` server and the app processes found behind it (see :func:`app_health.discover`)."""
+    url = check_loopback(args.url)
+    health = [item.strip() for item in args.app_health.split(",") if item.strip()] if args.app_health else None
+    if health is None and urlsplit(url).port in CLUSTER_PORTS:
+        health = [f"{url}/healthz"]  # --url is one of the cluster's app processes itself
+    processes, notes = discover(url, health)
+    if not processes:
+        notes.append("no app process answered /healthz: no CPU, build or task figures")
+    return Target("cluster", url, processes, None, notes)
+
+
+def parse_args() -> tuple[argparse.Namespace, list[Scenario]]:
+    """Read the command line; return it and the scenarios to run, in order."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sessions", type=int, default=100, help="concurrent students (default 100)")
-    parser.add_argument("--ramp", type=float, default=10.0, help="seconds over which sessions start (default 10)")
+    parser.add_argument("--sessions", type=int, help="students (default 100)")
+    parser.add_argument("--ramp", type=float, help="seconds over which students arrive (default 10)")
+    parser.add_argument(
+        "--scenario", choices=("lecture", "burst", "both"), help="a preset instead of --sessions/--ramp"
+    )
+    parser.add_argument("--url", help="run against this running server (e.g. http://127.0.0.1:8080) instead")
+    parser.add_argument("--app-health", help="comma-separated /healthz URLs of the app processes behind --url")
+    parser.add_argument(
+        "--compare-single",
+        action=argparse.BooleanOptionalAction,
+        help="also run one app process started here, after --url (default: on with --url)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed for start jitter and think times")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds allowed for each click's response")
     parser.add_argument("--open-timeout", type=float, default=240.0, help="seconds allowed for each page-open step")
-    parser.add_argument("--deadline", type=float, default=270.0, help="seconds allowed for the whole load")
+    parser.add_argument("--deadline", type=float, help="seconds allowed for a whole load (default ramp + 150, ≥ 270)")
+    parser.add_argument("--idle-timeout", type=float, default=60.0, help="seconds to wait for sessions to close")
     args = parser.parse_args()
-    if not 1 <= args.sessions <= 1000:
+    if args.scenario and (args.sessions is not None or args.ramp is not None):
+        parser.error("--scenario and --sessions/--ramp exclude each other")
+    if args.app_health and not args.url:
+        parser.error("--app-health needs --url")
+    for url in [args.url or "http://127.0.0.1", *(args.app_health or "").split(",")]:
+        try:
+            check_loopback(url.strip() or "http://127.0.0.1")
+        except ValueError as error:
+            parser.error(str(error))
+    if args.compare_single is None:
+        args.compare_single = bool(args.url)
+    if args.scenario:
+        names = ("lecture", "burst") if args.scenario == "both" else (args.scenario,)
+        return args, [SCENARIOS[name] for name in names]
+    sessions = 100 if args.sessions is None else args.sessions
+    ramp = 10.0 if args.ramp is None else args.ramp
+    if not 1 <= sessions <= 1000:
         parser.error("--sessions must be between 1 and 1000")
+    if not 0 <= ramp <= 600:
+        parser.error("--ramp must be between 0 and 600 s")
+    args.sessions, args.ramp = sessions, ramp
+    text = f"{sessions} students arriving over {ramp:g} s"
+    return args, [Scenario("custom", sessions, ramp, text, click_p95_ms=BUDGET_MS)]
+
+
+def main() -> None:
+    """Run the scenarios against each target in turn, print each run, then the targets side by side."""
     started = time.perf_counter()
-    with AppServer() as server:
-        # One quick student first, so that imports and first-use caches are not charged to the class.
-        warm = Plan(server.base_url, args.seed + 1, args.timeout, args.open_timeout, think=(0.1, 0.2), play=(0.2, 0.3))
-        warm_outcomes, _ = asyncio.run(run_load(warm, 1, 0.0, 60.0))
-        if warm_outcomes[0].error:
-            raise SystemExit(f"warm-up session failed: {warm_outcomes[0].error}")
-        plan = Plan(server.base_url, args.seed, args.timeout, args.open_timeout)
-        cpu_before = server.cpu_seconds()
-        client_before = time.process_time()
-        machine_before = machine_busy_seconds()
-        outcomes, wall = asyncio.run(run_load(plan, args.sessions, args.ramp, args.deadline))
-        server_cpu = server.cpu_seconds() - cpu_before
-        client_cpu = time.process_time() - client_before
-        other_cpu = machine_busy_seconds() - machine_before - server_cpu - client_cpu
-        problems = server.problems()
-    report(outcomes, wall, (server_cpu, client_cpu, other_cpu), args, problems)
+    args, scenarios = parse_args()
+    columns: list[list[Run]] = []
+    if args.url:
+        columns.append(run_target(cluster_target(args), scenarios, args))
+    if not args.url or args.compare_single:
+        columns.append(run_single(scenarios, args))
+    for index in range(len(scenarios)):
+        compare([runs[index] for runs in columns])
     print(f"total run time: {time.perf_counter() - started:.1f} s")
 
 
