@@ -62,10 +62,10 @@ class QueueLab(Viewer):
         self.refresh()
         self._layout = NamedRegion(
             label="Queue lab",
+            heading="Queue lab",
             object=pn.Column(
-                pn.pane.HTML("<h2 class='lab-title'>Queue lab</h2>", margin=(0, 10), stylesheets=[PANEL_CSS]),
                 pn.FlexBox(*self.fields, flex_wrap="wrap", sizing_mode="stretch_width"),
-                self.transport.controls(),
+                *self.transport.controls(),
                 self.transport.readout(),
                 pn.pane.Bokeh(self.figure, sizing_mode="stretch_width"),
                 self.mm1_panel,

@@ -31,7 +31,6 @@ from labs.roofline.model import AT_RIDGE, MEMORY_BOUND, PLAYBACK_RANGE, Roofline
 from labs.ui.number_field import NumberField
 from labs.ui.playback import Transport, escape
 from labs.ui.region import NamedRegion
-from labs.ui.styles import PANEL_CSS
 
 UNITS = {"intensity": "FLOP/byte", "bandwidth": "GB/s", "peak_compute": "GFLOP/s"}
 
@@ -234,6 +233,7 @@ class RooflineLab(Viewer):
         self.refresh()
         self._layout = NamedRegion(
             label="Roofline lab",
+            heading="Roofline lab",
             object=pn.Column(*self._parts(), sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
@@ -241,9 +241,7 @@ class RooflineLab(Viewer):
     # ----- layout -------------------------------------------------------------------------
 
     def _parts(self) -> list[pn.viewable.Viewable]:
-        parts: list[pn.viewable.Viewable] = [
-            pn.pane.HTML("<h2 class='lab-title'>Roofline lab</h2>", margin=(0, 10), stylesheets=[PANEL_CSS])
-        ]
+        parts: list[pn.viewable.Viewable] = []
         if self.presets:
             parts.append(self.device)
         controls: list[pn.viewable.Viewable] = [*self.fields]
@@ -251,15 +249,13 @@ class RooflineLab(Viewer):
             controls.append(self.fixed_roof)
         parts += [
             pn.FlexBox(*controls, flex_wrap="wrap", sizing_mode="stretch_width"),
-            self.transport.controls(),
+            *self.transport.controls(),
             self.transport.readout(),
             pn.pane.Bokeh(self.roofline, sizing_mode="stretch_width"),
             pn.pane.Bokeh(self.race, sizing_mode="stretch_width"),
-            pn.pane.HTML(self._race_caption(), sizing_mode="stretch_width", margin=(0, 10)),
-            pn.pane.HTML(self._scope_html(), sizing_mode="stretch_width", margin=(0, 10)),
         ]
-        if self.presets:
-            parts.append(pn.pane.HTML(self._sources_html(), sizing_mode="stretch_width", margin=(0, 10)))
+        notes = self._race_caption() + self._scope_html() + (self._sources_html() if self.presets else "")
+        parts.append(pn.pane.HTML(notes, sizing_mode="stretch_width", margin=(0, 10)))
         return parts
 
     @staticmethod

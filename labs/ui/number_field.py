@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import html
-
-import panel as pn
 import param
 from panel.viewable import Viewer
 
 from labs.timed import InvalidInput, TimedModel, format_number
-from labs.ui.styles import FIELD_ERROR_CSS
+from labs.ui.text_field import TextField
 
 
 class NumberField(Viewer):
@@ -27,38 +24,32 @@ class NumberField(Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         label = self.model.param[self.control].label
-        name = f"{label} ({self.unit})" if self.unit else label
-        self.input = pn.widgets.TextInput(
-            label=name,
+        self.input = TextField(
+            label=f"{label} ({self.unit})" if self.unit else label,
             value=format_number(getattr(self.model, self.control)),
-            sizing_mode="stretch_width",
         )
         self.input.param.watch(self._typed, "value")
         self.model.param.watch(self._model_changed, self.control)
-        self._message = pn.pane.HTML(
-            self._message_html, sizing_mode="stretch_width", margin=(0, 10), stylesheets=[FIELD_ERROR_CSS]
-        )
+        self.param.watch(self._show_error, "error")
 
-    @param.depends("error")
-    def _message_html(self) -> str:
-        if not self.error:
-            return ""
-        return f'<p role="alert" class="field-error">{html.escape(self.error)}</p>'
+    def _show_error(self, event: param.parameterized.Event) -> None:
+        self.input.error = event.new
 
     def _typed(self, event: param.parameterized.Event) -> None:
         shown = format_number(getattr(self.model, self.control))
         if event.new == shown:
+            self.error = ""
             return
         try:
             self.model.apply(self.control, event.new)
         except InvalidInput as refusal:
+            self.input.value = shown  # (its own event finds the value shown and clears the error)
             self.error = str(refusal)
-            self.input.value = shown
             return
         self.error = ""
 
     def _model_changed(self, event: param.parameterized.Event) -> None:
         self.input.value = format_number(event.new)
 
-    def __panel__(self) -> pn.viewable.Viewable:
-        return pn.Column(self.input, self._message, styles={"flex": "1 1 170px"}, min_width=150)
+    def __panel__(self) -> TextField:
+        return self.input

@@ -44,6 +44,7 @@ class PlaybackState(DataModel):
     epoch = Int(default=0, help="Bumped by the server to stop any playback in the browser.")
     ask_time = Int(default=0, help="Bumped by the server after a control edit: a playing page reports t.")
     command = Dict(String, Any, help="Browser to server: {action, t, seq}, one per user action.")
+    trajectory = Dict(String, Any, help="The model's trajectory breakpoints by column, with 't'; player.js plays them.")
 
 
 def fill_template(template: str, values: Mapping[str, float]) -> str:
@@ -156,8 +157,7 @@ class Transport(param.Parameterized):
         self._template = template
         self._redraw = redraw or self.refresh
         trajectory = self.model.trajectory()
-        self.state = PlaybackState(horizon=self.model.horizon)
-        self.traj = ColumnDataSource(data={k: list(v) for k, v in trajectory.items()})
+        self.state = PlaybackState(horizon=self.model.horizon, trajectory=_columns(trajectory))
         self.reveal = ColumnDataSource(data=revealed(trajectory, 0.0))
         self.marker = ColumnDataSource(data={k: [v] for k, v in sample(trajectory, 0.0).items()})
         self.status = Div(text="", sizing_mode="stretch_width")
@@ -165,43 +165,49 @@ class Transport(param.Parameterized):
         self.step_button = Button(label="Step", width=80, button_type="light")
         self.play_button = Button(label="Play", width=80, button_type="primary")
         self.speed = Select(title="Speed", value="1×", options=list(SPEEDS), width=80)
-        self._js_args = dict(
-            state=self.state,
-            play=self.play_button,
-            speed_select=self.speed,
-            traj=self.traj,
-            reveal=self.reveal,
-            marker=self.marker,
-            status=self.status,
-        )
-        self.play_button.js_on_click(self._js("if (P.playing) { stop('pause') } else { start() }"))
-        self.step_button.js_on_click(self._js("const at = P.playing ? P.t : null; stop(null); send('step', at)"))
-        self.reset_button.js_on_click(self._js("stop(null); send('reset', null)"))
-        self.state.js_on_change("epoch", self._js("stop(null)"))
-        # A control edit while playing keeps the browser's t: the server asks, a playing page answers.
+        # One browser callback for every control (each CustomJS is a model and carries player.js):
+        # it tells a click on Play, Step or Reset from a change the server made to the state.
         # (A js_on_change lives on the document's own model and goes with it; Panel's jscallback
         # registry would keep every session's document alive.)
-        self.state.js_on_change("ask_time", self._js("if (P.playing) send('sync', P.t)"))
+        player = CustomJS(
+            args=dict(
+                state=self.state,
+                play=self.play_button,
+                step_button=self.step_button,
+                reset_button=self.reset_button,
+                speed_select=self.speed,
+                reveal=self.reveal,
+                marker=self.marker,
+                status=self.status,
+            ),
+            code=PLAYER_JS,
+        )
+        for button in (self.play_button, self.step_button, self.reset_button):
+            button.js_on_click(player)
+        # epoch: stop any playback; ask_time: a control was edited, so a playing page reports its t.
+        self.state.js_on_change("epoch", player)
+        self.state.js_on_change("ask_time", player)
         self.model.param.watch(self._control_edited, list(self.model.controls))
         self.state.on_change("command", self._on_command)
         self.param.watch(self._gate, ["allowed", "reason"])
 
-    def _js(self, action: str) -> CustomJS:
-        """A browser callback: the shared player code, then ``action``."""
-        return CustomJS(args=self._js_args, code=f"{PLAYER_JS}\n{action}")
+    def controls(self) -> list[pn.viewable.Viewable]:
+        """The Reset, Step and Play buttons with the speed choice, and why Step and Play are off, if they are.
 
-    def controls(self) -> pn.viewable.Viewable:
-        """The Reset, Step and Play buttons, the speed choice, and why Step and Play are off, if they are."""
+        Returns
+        -------
+        list of panel.viewable.Viewable
+            Two pieces for the lab's column (no wrapper of their own: every layout is a model).
+        """
         buttons = Row(
             children=[self.reset_button, self.step_button, self.play_button, self.speed],
             styles={"flex-wrap": "wrap", "align-items": "flex-end"},
             sizing_mode="stretch_width",
         )
-        return pn.Column(
+        return [
             pn.pane.Bokeh(buttons, sizing_mode="stretch_width"),
             pn.pane.HTML(self._gate_html, sizing_mode="stretch_width", margin=(0, 10)),
-            sizing_mode="stretch_width",
-        )
+        ]
 
     @param.depends("allowed", "reason")
     def _gate_html(self) -> str:
@@ -250,17 +256,22 @@ class Transport(param.Parameterized):
         t = self.model.t
         template = self._template()
         with pn.io.hold(self.state.document):
-            self.traj.data = {k: list(map(float, v)) for k, v in trajectory.items()}
             self.reveal.data = revealed(trajectory, t)
             self.marker.data = {k: [v] for k, v in sample(trajectory, t).items()}
             pause_at = self.model.pause_at
             self.state.update(
+                trajectory=_columns(trajectory),
                 t=t,
                 horizon=self.model.horizon,
                 stop_at=1e300 if pause_at is None else pause_at,
                 template=readout_html(template, busy=True),
             )
             self.status.text = readout_html(fill_template(template, sample(trajectory, t)))
+
+
+def _columns(trajectory: Mapping[str, np.ndarray]) -> dict[str, list[float]]:
+    """The trajectory as plain lists of floats, as the page receives it."""
+    return {key: list(map(float, column)) for key, column in trajectory.items()}
 
 
 def escape(text: str) -> str:

@@ -1,9 +1,12 @@
-// Browser-side playback shared by every lab. Prepended to each CustomJS callback of a Transport.
-// Args in scope: state (PlaybackState), play (Button), speed_select (Select), traj, reveal and
-// marker (ColumnDataSource), status (Div).
+// Browser-side playback shared by every lab: the one CustomJS callback of a Transport.
+// Args in scope: state (PlaybackState, whose trajectory holds the breakpoints), play, step_button
+// and reset_button (Button), speed_select (Select), reveal and marker (ColumnDataSource), status (Div).
+// cb_obj says what happened: a click on one of the buttons, or a server change to the state.
 // During Play nothing below sends a message: every visual change uses setv(..., {sync: false}).
 // The only synced write is send(), once per Pause, end, Step, Reset or edit-while-playing.
-const P = state._player ?? (state._player = {playing: false, t: 0, last: 0, raf: 0})
+const P = state._player ?? (state._player = {
+  playing: false, t: 0, last: 0, raf: 0, epoch: state.epoch, ask: state.ask_time,
+})
 
 function send(action, t) {
   const seq = ((state.command && state.command.seq) || 0) + 1
@@ -30,7 +33,7 @@ function fill(template, values) {
 }
 
 function frame(t) {
-  const data = traj.data
+  const data = state.trajectory
   const ts = Array.from(data.t)
   const keys = Object.keys(data)
   const values = {t: t}
@@ -85,4 +88,26 @@ function start() {
   }
   frame(P.t)
   P.raf = requestAnimationFrame(tick)
+}
+
+// A click arrives as a ButtonClick event whose origin is the button; a state change as the state.
+const source = cb_obj.origin ?? cb_obj
+if (source === play) {
+  if (P.playing) { stop("pause") } else { start() }
+} else if (source === step_button) {
+  const at = P.playing ? P.t : null
+  stop(null)
+  send("step", at)
+} else if (source === reset_button) {
+  stop(null)
+  send("reset", null)
+} else if (source === state) {
+  if (state.epoch !== P.epoch) {  // the server stops any playback (exercise gating)
+    P.epoch = state.epoch
+    stop(null)
+  }
+  if (state.ask_time !== P.ask) {  // a control was edited: a playing page reports its t once
+    P.ask = state.ask_time
+    if (P.playing) send("sync", P.t)
+  }
 }

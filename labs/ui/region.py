@@ -14,6 +14,7 @@ class NamedRegion(JSComponent):
     """
 
     label = param.String(default="", doc="The region's accessible name, e.g. 'Queue lab'.")
+    heading = param.String(default="", doc="An optional visible heading (h2) at the top of the region.")
     object = Child(doc="The Panel object shown inside the region.")
     scroll_into_view = param.Boolean(
         default=False, doc="Scroll the region into view once rendered (a URL pointed at it)."
@@ -25,6 +26,12 @@ class NamedRegion(JSComponent):
       section.setAttribute("role", "region")
       section.setAttribute("aria-label", model.label)
       section.style.width = "100%"
+      if (model.heading) {
+        const heading = document.createElement("h2")
+        heading.textContent = model.heading
+        heading.style.cssText = "margin: 4px 10px; font-size: 1.3rem"
+        section.append(heading)
+      }
       section.append(model.get_child("object"))
       model.on("label", () => section.setAttribute("aria-label", model.label))
       if (model.scroll_into_view) {

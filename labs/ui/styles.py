@@ -10,14 +10,9 @@ READOUT_STYLE = (
     "background: #f3f6fa; border-left: 4px solid #1f6fb2; border-radius: 4px"
 )
 
-FIELD_ERROR_CSS = """
-.field-error { color: #a4000f; font-weight: 600; margin: 0 0 4px 0; }
-"""
-
 PANEL_CSS = """
 .reference { border: 1px dashed #6a3d9a; border-radius: 6px; padding: 4px 12px; }
 .reference h3 { margin: 4px 0; font-size: 1.05rem; }
 .reference p { margin: 4px 0; }
 .assumptions { font-size: 0.85em; color: #444; }
-.lab-title { margin: 4px 0; font-size: 1.3rem; }
 """
