@@ -155,7 +155,7 @@ class LessonIds:
         -------
         LessonIds
             The PlaybackState, the readout ``Div`` (its text has ``role="status"`` and ``backlog =``),
-            the λ and μ inputs by title, the Play button, and the exercise card (``app.exercise_card``,
+            the λ and μ fields (:func:`field_id`), the Play button, and the exercise card (``app.exercise_card``,
             a ``ReactiveESM`` whose data model is labelled "Exercise: A backlog that keeps growing";
             the page has another card).
         """
@@ -173,11 +173,35 @@ class LessonIds:
         return cls(
             state=doc.one("PlaybackState").id,
             readout=readouts[0].id,
-            arrival=doc.one("TextInput", title=ARRIVAL).id,
-            service=doc.one("TextInput", title=SERVICE).id,
+            arrival=field_id(doc, ARRIVAL),
+            service=field_id(doc, SERVICE),
             card=cards[0].id,
             play=doc.one("Button", label="Play").id,
         )
+
+
+def field_id(doc: DocIndex, label: str) -> str:
+    """The model whose ``value`` an edit of the text field labelled ``label`` sets.
+
+    A Bokeh ``TextInput`` found by its title, or the data model of a ``JSComponent`` field
+    (``labs.ui.text_field.TextField``) found by its label.
+
+    Parameters
+    ----------
+    doc : DocIndex
+        The session's document.
+    label : str
+        The field's label, e.g. "Arrival rate λ (units/s)".
+
+    Returns
+    -------
+    str
+        The model id.
+    """
+    found = doc.find("TextInput", title=label) or doc.find(label=label)
+    if len(found) != 1:
+        raise ProtocolFailure(f"expected one text field labelled {label!r}, found {len(found)}")
+    return found[0].id
 
 
 def feedback_said_correct(events: list[dict[str, Any]]) -> bool:
