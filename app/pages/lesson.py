@@ -88,20 +88,17 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
         sizing_mode="stretch_width",
         styles={"flex": "1 1 420px", "min-width": "300px"},
     )
-    lab_column = pn.Column(
-        lab,
-        sizing_mode="stretch_width",
-        styles={
-            "flex": "1 1 420px",
-            "min-width": "300px",
-            "position": "sticky",
-            "top": "0",
-            "align-self": "flex-start",
-        },
-    )
+    lab_region = pn.panel(lab)  # the lab's own region takes the column's place: one layout model less
+    lab_region.styles = {
+        "flex": "1 1 420px",
+        "min-width": "300px",
+        "position": "sticky",
+        "top": "0",
+        "align-self": "flex-start",
+    }
     return pn.FlexBox(
         text_column,
-        lab_column,
+        lab_region,
         progress,
         flex_wrap="wrap",
         sizing_mode="stretch_width",
