@@ -20,7 +20,7 @@ def test_initial_readout_follows_the_contract(lab):
     text = status_text(lab)
     assert "t = 0.00 s" in text and "backlog = 4.00 units" in text
     assert 'role="status"' in lab.transport.status.text
-    assert "M/M/1" in lab.mm1_panel.object and "L = 1.00" in lab.mm1_panel.object
+    assert "M/M/1" in lab.mm1_panel.text and "L = 1.00" in lab.mm1_panel.text
 
 
 def test_inputs_are_named_for_the_contract(lab):
@@ -33,7 +33,7 @@ def test_typing_applies_and_redraws(lab):
     field(lab, "service_rate").input.value = "3"
     assert lab.model.arrival_rate == 4
     assert "net rate λ − μ = +1.00" in status_text(lab)
-    assert "no steady state" in lab.mm1_panel.object
+    assert "no steady state" in lab.mm1_panel.text
     assert lab.mm1_line.visible is False
 
 

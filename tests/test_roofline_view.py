@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import panel as pn
 import pytest
 
 from labs.roofline.view import (
@@ -214,8 +215,11 @@ def test_editing_b_keeps_the_device_typing_p_makes_it_custom_and_reset_restores(
 
 
 def test_the_sources_of_the_device_figures_are_shown(lab):
+    from bokeh.models import Div
+
     layout = lab.__panel__().object
-    text = " ".join(str(getattr(part, "object", "")) for part in layout.objects)
+    bokeh_parts = [part.object for part in layout.objects if isinstance(part, pn.pane.Bokeh)]
+    text = " ".join(div.text for root in bokeh_parts for div in root.select({"type": Div}))
     for name in ("H100 Tensor Core GPU datasheet", "H200 Tensor Core GPU datasheet", "A100 Tensor Core GPU datasheet"):
         assert name in text
     assert "3.35 TB/s" in text and "4.8 TB/s" in text

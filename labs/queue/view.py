@@ -6,7 +6,7 @@ import math
 
 import panel as pn
 import param
-from bokeh.models import HoverTool, Label, Range1d, Span
+from bokeh.models import Div, HoverTool, Label, Range1d, Span
 from bokeh.plotting import figure
 from panel.viewable import Viewer
 
@@ -14,7 +14,6 @@ from labs.queue.model import QueueModel
 from labs.ui.number_field import NumberField
 from labs.ui.playback import Transport, escape
 from labs.ui.region import NamedRegion
-from labs.ui.styles import PANEL_CSS
 
 UNITS = {"arrival_rate": "units/s", "service_rate": "units/s", "initial_backlog": "units"}
 
@@ -58,17 +57,14 @@ class QueueLab(Viewer):
         self.model.param.watch(self.refresh, ["t", "horizon", *self.model.controls])
         self.param.watch(self.refresh, "conceal")
         self.figure = self._make_figure()
-        self.mm1_panel = pn.pane.HTML(sizing_mode="stretch_width", margin=(0, 10), stylesheets=[PANEL_CSS])
+        self.mm1_panel = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         self.refresh()
         self._layout = NamedRegion(
             label="Queue lab",
             heading="Queue lab",
             object=pn.Column(
                 pn.FlexBox(*self.fields, flex_wrap="wrap", sizing_mode="stretch_width"),
-                *self.transport.controls(),
-                self.transport.readout(),
-                pn.pane.Bokeh(self.figure, sizing_mode="stretch_width"),
-                self.mm1_panel,
+                self.transport.view(self.figure, self.mm1_panel),
                 sizing_mode="stretch_width",
             ),
             sizing_mode="stretch_width",
@@ -135,9 +131,12 @@ class QueueLab(Viewer):
                 f"waiting Lq = {ref.Lq:.2f}; mean time in system W = {ref.W:.2f} s; "
                 f"waiting Wq = {ref.Wq:.2f} s.</p>"
             )
+        # Inline styles: Panel replaces the stylesheets of the Bokeh models it renders.
         return (
-            '<section aria-label="M/M/1 reference" class="reference">'
-            f"<h3>M/M/1 reference</h3>{body}<p class='assumptions'>Assumptions: {assumptions}</p>"
+            '<section aria-label="M/M/1 reference" style="border:1px dashed #6a3d9a;border-radius:6px;'
+            'padding:4px 12px;font-size:0.95rem;line-height:1.4">'
+            f'<h3 style="margin:4px 0;font-size:1.05rem">M/M/1 reference</h3>{body}'
+            f'<p style="font-size:0.85em;color:#444;margin:4px 0">Assumptions: {assumptions}</p>'
             "</section>"
         )
 
@@ -160,7 +159,7 @@ class QueueLab(Viewer):
             y=ref.L if ref else 0,
             text=f"M/M/1 mean L = {ref.L:.2f}" if ref else "",
         )
-        self.mm1_panel.object = self._mm1_html()
+        self.mm1_panel.text = self._mm1_html()
         self.transport.refresh()
 
     def __panel__(self) -> pn.viewable.Viewable:

@@ -17,6 +17,7 @@ from bokeh.models import (
     BoxAnnotation,
     ColumnDataSource,
     CustomJSHover,
+    Div,
     FixedTicker,
     HoverTool,
     Label,
@@ -249,14 +250,14 @@ class RooflineLab(Viewer):
             controls.append(self.fixed_roof)
         parts += [
             pn.FlexBox(*controls, flex_wrap="wrap", sizing_mode="stretch_width"),
-            *self.transport.controls(),
-            self.transport.readout(),
-            pn.pane.Bokeh(self.roofline, sizing_mode="stretch_width"),
-            pn.pane.Bokeh(self.race, sizing_mode="stretch_width"),
+            self.transport.view(self.roofline, self.race, self._notes()),
         ]
-        notes = self._race_caption() + self._scope_html() + (self._sources_html() if self.presets else "")
-        parts.append(pn.pane.HTML(notes, sizing_mode="stretch_width", margin=(0, 10)))
         return parts
+
+    def _notes(self) -> Div:
+        """The race plot's key, the lab's scope and (with presets) the device figures' sources."""
+        notes = self._race_caption() + self._scope_html() + (self._sources_html() if self.presets else "")
+        return Div(text=notes, sizing_mode="stretch_width", margin=(0, 10, 0, 10))
 
     @staticmethod
     def _scope_html() -> str:

@@ -19,8 +19,8 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.core.properties import Any, Dict, Float, Int, String
-from bokeh.model import DataModel
-from bokeh.models import Button, ColumnDataSource, CustomJS, Div, Row, Select
+from bokeh.model import DataModel, Model
+from bokeh.models import Button, Column, ColumnDataSource, CustomJS, Div, Row, Select
 
 from labs.timed import TimedModel
 from labs.ui.styles import READOUT_STYLE
@@ -161,6 +161,7 @@ class Transport(param.Parameterized):
         self.reveal = ColumnDataSource(data=revealed(trajectory, 0.0))
         self.marker = ColumnDataSource(data={k: [v] for k, v in sample(trajectory, 0.0).items()})
         self.status = Div(text="", sizing_mode="stretch_width")
+        self.gate = Div(text="", visible=False, sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         self.reset_button = Button(label="Reset", width=80, button_type="light")
         self.step_button = Button(label="Step", width=80, button_type="light")
         self.play_button = Button(label="Play", width=80, button_type="primary")
@@ -191,33 +192,37 @@ class Transport(param.Parameterized):
         self.state.on_change("command", self._on_command)
         self.param.watch(self._gate, ["allowed", "reason"])
 
-    def controls(self) -> list[pn.viewable.Viewable]:
-        """The Reset, Step and Play buttons with the speed choice, and why Step and Play are off, if they are.
+    def view(self, *below: Model) -> pn.pane.Bokeh:
+        """The transport and what the lab draws below it, as one Bokeh column in one Panel pane.
+
+        Reset, Step, Play and the speed choice, then why Step and Play are off (when they are),
+        then the readout, then ``below`` (the lab's plots and notes). Every Panel object costs
+        each session's page build more than a plain Bokeh model, so the lab's Bokeh parts share
+        one pane.
+
+        Parameters
+        ----------
+        *below : bokeh.model.Model
+            Bokeh layout objects (figures, Divs) to show under the readout.
 
         Returns
         -------
-        list of panel.viewable.Viewable
-            Two pieces for the lab's column (no wrapper of their own: every layout is a model).
+        panel.pane.Bokeh
+            The pane, stretching to the lab's width.
         """
         buttons = Row(
             children=[self.reset_button, self.step_button, self.play_button, self.speed],
             styles={"flex-wrap": "wrap", "align-items": "flex-end"},
             sizing_mode="stretch_width",
         )
-        return [
-            pn.pane.Bokeh(buttons, sizing_mode="stretch_width"),
-            pn.pane.HTML(self._gate_html, sizing_mode="stretch_width", margin=(0, 10)),
-        ]
+        column = Column(children=[buttons, self.gate, self.status, *below], sizing_mode="stretch_width")
+        return pn.pane.Bokeh(column, sizing_mode="stretch_width")
 
-    @param.depends("allowed", "reason")
-    def _gate_html(self) -> str:
+    def gate_html(self) -> str:
+        """Why Step and Play are off, as HTML; empty while they are allowed."""
         if self.allowed or not self.reason:
             return ""
         return f'<p role="note" style="margin:2px 0;color:#7a4b00;font-weight:600">{escape(self.reason)}</p>'
-
-    def readout(self) -> pn.pane.Bokeh:
-        """The live status element, as a Panel object."""
-        return pn.pane.Bokeh(self.status, sizing_mode="stretch_width")
 
     def _gate(self, *_events: param.parameterized.Event) -> None:
         # Panel runs widget callbacks without the document lock: hold() makes direct changes to
@@ -225,6 +230,7 @@ class Transport(param.Parameterized):
         with pn.io.hold(self.state.document):
             self.play_button.disabled = not self.allowed
             self.step_button.disabled = not self.allowed
+            self.gate.update(text=self.gate_html(), visible=bool(self.gate_html()))
             if not self.allowed:
                 self.state.epoch += 1  # stop any playback in the browser, without a report
 

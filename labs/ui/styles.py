@@ -9,10 +9,3 @@ READOUT_STYLE = (
     "font: 600 1.05rem/1.4 system-ui, sans-serif; padding: 6px 10px; margin: 4px 0; "
     "background: #f3f6fa; border-left: 4px solid #1f6fb2; border-radius: 4px"
 )
-
-PANEL_CSS = """
-.reference { border: 1px dashed #6a3d9a; border-radius: 6px; padding: 4px 12px; }
-.reference h3 { margin: 4px 0; font-size: 1.05rem; }
-.reference p { margin: 4px 0; }
-.assumptions { font-size: 0.85em; color: #444; }
-"""
