@@ -164,8 +164,9 @@ def discover(base_url: str, health_urls: list[str] | None) -> tuple[list[AppProc
             continue
         processes.append(process)
     if not processes and not health_urls:
-        processes, more = _direct(f"{base_url}/healthz")
-        notes += more
+        ports = " nor ".join(f":{port}" for port in CLUSTER_PORTS)
+        processes, notes = _direct(f"{base_url}/healthz")
+        notes.insert(0, f"neither {ports} answered /healthz (no make serve-cluster): asked {base_url}/healthz")
     return processes, notes
 
 

@@ -466,7 +466,8 @@ class Target:
     Attributes
     ----------
     name : str
-        ``cluster`` (the ``--url`` server) or ``single`` (the process the bench starts).
+        ``cluster`` (the ``--url`` server, several processes behind it), ``server`` (the ``--url``
+        server, one process or none found) or ``single`` (the process the bench starts).
     base_url : str
         Where the students go.
     processes : list of AppProcess
@@ -601,7 +602,7 @@ def cluster_target(args: argparse.Namespace) -> Target:
     processes, notes = discover(url, health)
     if not processes:
         notes.append("no app process answered /healthz: no CPU, build or task figures")
-    return Target("cluster", url, processes, None, notes)
+    return Target("cluster" if len(processes) > 1 else "server", url, processes, None, notes)
 
 
 def parse_args() -> tuple[argparse.Namespace, list[Scenario]]:

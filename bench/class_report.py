@@ -16,6 +16,7 @@ from app_health import Snapshot
 from bokeh_client import LESSON_PATH
 
 ACTION_ORDER = ("reset", "lambda", "mu", "lock", "step 1", "step 2", "pause")
+BUSY_SHARE = 0.25  # other processes above this share of one core: the figures are not the app's alone
 STAGES = (("page", "page GET"), ("ack", "websocket+ACK"), ("doc", "PULL-DOC"), ("ready", "first PATCH-DOC OK"))
 
 
@@ -121,7 +122,7 @@ class Run:
     Attributes
     ----------
     target : str
-        ``cluster`` (``--url``) or ``single`` (the process the bench started).
+        ``cluster`` or ``server`` (``--url``), or ``single`` (the process the bench started).
     base_url : str
         Where the students went.
     scenario : Scenario
@@ -372,10 +373,15 @@ def _opening(run: Run, figures: Figures) -> None:
         )
 
 
+def other_cpu(run: Run) -> float:
+    """CPU seconds the rest of the machine used during the run (not the app processes, not this bench)."""
+    return max(0.0, run.machine_cpu - sum(Figures.of(run).cpu) - run.client_cpu)
+
+
 def _server(run: Run, figures: Figures) -> None:
     """Print the server CPU, the client's and the rest of the machine's, and the longest tasks."""
     server_cpu = sum(figures.cpu)
-    other = max(0.0, run.machine_cpu - server_cpu - run.client_cpu)
+    other = other_cpu(run)
     wall = run.wall
     each = ""
     if len(figures.cpu) > 1:
@@ -387,6 +393,11 @@ def _server(run: Run, figures: Figures) -> None:
         f"client CPU: {run.client_cpu:.2f} s ({100 * run.client_cpu / wall:.0f}%); other processes on the machine: "
         f"{other:.2f} s ({100 * other / wall:.0f}%); {os.cpu_count()} cores"
     )
+    if other > BUSY_SHARE * wall:
+        print(
+            f"warning: other processes kept {100 * other / wall:.0f}% of a core busy during the load: "
+            "the latencies are not the app's alone; run again on a quiet machine"
+        )
     for label, after in zip(run.labels, run.after, strict=True):
         if after.longest_task_ms is None:
             print(f"longest event-loop task {label}: not measured (start the app with OVERLAP_TASK_TIMER=1)")
@@ -508,6 +519,7 @@ def _cells(run: Run, figures: Figures) -> dict[str, str]:
         "wrong": str(figures.wrong),
         "cpu": f"{cpu:.1f}" + (f" ({' + '.join(f'{c:.1f}' for c in figures.cpu)})" if len(figures.cpu) > 1 else ""),
         "longest": " / ".join(longest) if longest else "n/a",
+        "other": f"{other_cpu(run):.1f} ({100 * other_cpu(run) / run.wall:.0f}% of a core)",
         "built_n": f"{figures.built if figures.built is not None else '?'} / {figures.connected}",
         "built": {True: "yes", False: "no", None: "not known"}[figures.built_once],
     }
@@ -523,6 +535,7 @@ ROWS = (
     ("wrong", "wrong readouts"),
     ("cpu", "server CPU s, sum (per process)"),
     ("longest", "longest task ms, per process"),
+    ("other", "other processes' CPU s (quiet: ~0)"),
     ("built_n", "sessions built / opened"),
     ("built", "built exactly once"),
     ("verdict", "budgets"),
