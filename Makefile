@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 5006
 
-.PHONY: serve test lint bench browser clean
+.PHONY: serve serve-cluster test lint bench browser clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ $(VENV)/.installed-test: pyproject.toml $(VENV)/.installed
 
 serve: $(VENV)/.installed
 	$(BIN)/python -m app --port $(PORT)
+
+# nginx on 8080 in front of app processes on 5007 and 5008, in the foreground; Ctrl-C stops them all.
+# Options: $(BIN)/python deploy/cluster.py --help
+serve-cluster: $(VENV)/.installed
+	$(BIN)/python deploy/cluster.py
 
 # Playwright drives /usr/bin/chromium when present (Debian's chromium package, which .ci/run
 # installs); elsewhere it downloads its own Chromium once.
