@@ -1,0 +1,109 @@
+"""A class on the hosted course page: students through nginx onto two app processes (make serve-cluster)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import expect
+
+from app.content import load_lessons
+from deploy.cluster import Cluster, ClusterError
+from tests.conftest import LiveServer
+from tests.student import play_and_pause_checking_the_websocket, type_value, wait_for_reading, wait_until
+from tests.test_deploy import free_ports, nginx_or_skip
+
+pytestmark = pytest.mark.browser
+
+EXERCISE = "/lesson?id=overlap&exercise=growth"
+TITLE = next(exercise.title for exercise in load_lessons()[0].exercises if exercise.id == "growth")
+STUDENTS = 6
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """Two app processes behind nginx on free ports, started by the class make serve-cluster uses."""
+    nginx = nginx_or_skip()
+    port, *apps = free_ports(3)
+    log = tmp_path_factory.mktemp("cluster") / "cluster.log"
+    cluster = Cluster(port=port, app_ports=apps, nginx=nginx, log=log, start_timeout=60)
+    try:
+        cluster.start()
+    except ClusterError as error:
+        pytest.fail(f"{error}\n{log.read_text(errors='replace')}")
+    try:
+        running = cluster.pids()
+        yield cluster
+    finally:
+        cluster.stop()
+    assert len(running) >= 4, running  # two apps, nginx's master and at least one worker
+    assert cluster.pids() == [], "processes left running after the cluster stopped"
+    output = log.read_text(errors="replace")
+    assert "Traceback" not in output, output
+    assert not [line for line in output.splitlines() if "[error]" in line or "[crit]" in line], output
+
+
+@pytest.fixture(scope="module")
+def live_server(cluster: Cluster) -> LiveServer:
+    """conftest's ``page`` opens its pages through nginx and watches the cluster's log for tracebacks."""
+    return LiveServer(url=cluster.url, log=cluster.log, process=cluster.processes[f"nginx on port {cluster.port}"])
+
+
+def test_growth_exercise_through_nginx_and_play_sends_nothing(page):
+    page.goto(page.base_url + EXERCISE)
+    lab = page.get_by_role("region", name="Queue lab")
+    region = page.get_by_role("region", name=f"Exercise: {TITLE}")
+    expect(region).to_be_visible(timeout=20_000)
+    expect(lab.get_by_role("status").first).to_contain_text("=")
+    steps = region.get_by_role("list", name="Steps").get_by_role("listitem")
+
+    def then_step_done(number: int) -> None:  # the server has taken the action: the page may redraw
+        expect(steps.nth(number - 1)).to_contain_text("(done)", timeout=20_000)
+
+    lab.get_by_role("button", name="Reset").click()
+    then_step_done(1)
+    type_value(lab, "Arrival rate λ", "4")
+    then_step_done(2)
+    type_value(lab, "Service rate μ", "3")
+    then_step_done(3)
+    region.get_by_role("textbox", name="Your prediction").fill("1")
+    region.get_by_role("button", name="Lock prediction").click()
+    then_step_done(4)
+    step = lab.get_by_role("button", name="Step")
+    step.click()
+    wait_for_reading(lab, "t", 1)
+    step.click()
+    wait_for_reading(lab, "t", 2)
+    then_step_done(5)
+    feedback = region.get_by_role("status")
+    expect(feedback).to_contain_text("Correct", timeout=20_000)
+    assert feedback.inner_text().startswith("Correct")
+    play_and_pause_checking_the_websocket(page, lab)
+
+
+def test_each_student_session_is_built_once_on_one_of_both_processes(browser, cluster):
+    before = cluster.health()
+    contexts = [browser.new_context() for _ in range(STUDENTS)]
+    problems: list[str] = []
+    try:
+        pages = []
+        for context in contexts:
+            student = context.new_page()
+            student.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+            student.on("console", lambda message: problems.append(message.text) if message.type == "error" else None)
+            student.goto(cluster.url + EXERCISE, wait_until="commit")  # the class arrives at once
+            pages.append(student)
+        for student in pages:
+            status = student.get_by_role("region", name="Queue lab").get_by_role("status").first
+            expect(status).to_contain_text("=", timeout=20_000)
+        wait_until(lambda: sum(report["sessions"] for report in cluster.health()) == STUDENTS)
+        after = cluster.health()
+    finally:
+        for context in contexts:
+            context.close()
+    assert not problems, problems
+    # Built for students (not at start-up) on each process during this test: each page exactly once.
+    fresh = [[report["built"] - report["warm_ups"] for report in reports] for reports in (before, after)]
+    built = [now - then for then, now in zip(*fresh, strict=True)]
+    assert all(count > 0 for count in built), f"sessions built per process: {built}; least_conn should use both"
+    assert sum(built) == STUDENTS, f"sessions built per process: {built} for {STUDENTS} pages"

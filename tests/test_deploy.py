@@ -1,0 +1,269 @@
+"""deploy/: the nginx template, compose and Kubernetes files, and the make serve-cluster launcher."""
+
+from __future__ import annotations
+
+import http.server
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from deploy.cluster import Cluster, ClusterError, find_nginx, process_table, render_site
+from tests.conftest import ROOT, _free_port
+
+DEPLOY = ROOT / "deploy"
+CLUSTER = DEPLOY / "cluster.py"
+
+
+def nginx_or_skip() -> Path:
+    """Debian's nginx; a test needing it skips without it, except where browsers are required (CI)."""
+    try:
+        return find_nginx()
+    except ClusterError as error:
+        if os.environ.get("OVERLAP_REQUIRE_BROWSER") == "1":
+            raise
+        pytest.skip(str(error))
+
+
+def free_ports(count: int) -> list[int]:
+    ports: list[int] = []
+    while len(ports) < count:
+        port = _free_port()
+        if port not in ports:
+            ports.append(port)
+    return ports
+
+
+def directives(config: str) -> str:
+    """The configuration without its comments."""
+    return "\n".join(line.split("#", 1)[0] for line in config.splitlines())
+
+
+def seconds(value: str) -> float:
+    number, unit = re.fullmatch(r"(\d+)(ms|s|m|h|d)?", value).groups()
+    return int(number) * {"ms": 0.001, "s": 1, None: 1, "m": 60, "h": 3600, "d": 86400}[unit]
+
+
+def compose() -> dict:
+    return yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+
+
+def kubernetes() -> dict[str, dict]:
+    documents = yaml.safe_load_all((DEPLOY / "kubernetes.yaml").read_text())
+    return {document["kind"]: document for document in documents}
+
+
+def test_nginx_balances_by_least_conn_without_stickiness_and_proxies_websockets():
+    config = directives((DEPLOY / "nginx.conf").read_text())
+    upstream = re.search(r"upstream overlap_lab \{(.*?)\}", config, re.S).group(1)
+    assert "least_conn;" in upstream
+    for sticky in ("ip_hash", "sticky", "hash ", "random"):
+        assert sticky not in config, sticky
+    assert re.search(r"map \$http_upgrade \$connection_upgrade \{\s*default upgrade;", config)
+    for line in [
+        "proxy_http_version 1.1;",
+        "proxy_set_header Upgrade $http_upgrade;",
+        "proxy_set_header Connection $connection_upgrade;",
+        "proxy_set_header Host $http_host;",
+        "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;",
+        "proxy_set_header X-Forwarded-Proto $scheme;",
+        "gzip on;",
+    ]:
+        assert line in config, line
+    for timeout in ("proxy_read_timeout", "proxy_send_timeout"):
+        value = re.search(timeout + r" (\w+);", config).group(1)
+        assert seconds(value) >= 3 * 3600, f"{timeout} {value}: shorter than a lecture"
+    gzip_types = re.search(r"gzip_types ([^;]+);", config).group(1).split()
+    assert {"application/javascript", "text/css", "application/json"} <= set(gzip_types)
+    assert re.search(r"location = /healthz \{[^}]*proxy_pass http://overlap_lab;", config)
+
+
+def test_compose_runs_named_app_services_behind_the_official_nginx():
+    services = compose()["services"]
+    apps = {name: service for name, service in services.items() if name != "nginx"}
+    assert sorted(apps) == ["app1", "app2"]
+    for service in apps.values():
+        assert (DEPLOY / service["build"]["context"] / service["build"].get("dockerfile", "Dockerfile")).is_file()
+        origin = service["environment"]["ALLOW_WEBSOCKET_ORIGIN"]
+        assert origin and "localhost:8080" in origin  # the published port by default, overridable
+        check = " ".join(service["healthcheck"]["test"])
+        assert "/healthz" in check and "urllib" in check and "curl" not in check
+    nginx = services["nginx"]
+    assert nginx["image"].startswith("nginx:")
+    assert "./nginx.conf:/etc/nginx/templates/default.conf.template:ro" in nginx["volumes"]
+    upstreams = nginx["environment"]["NGINX_UPSTREAM_SERVERS"]
+    assert re.findall(r"server (\w+):5006;", upstreams) == sorted(apps)
+    assert nginx["depends_on"] == {name: {"condition": "service_healthy"} for name in apps}
+    site = render_site(["80"], [f"{name}:5006" for name in apps])
+    assert "${" not in site and "server app1:5006;" in site
+
+
+@pytest.mark.parametrize(("status", "healthy"), [(200, True), (503, False)])
+def test_compose_healthcheck_command_reads_healthz(status, healthy):
+    class Health(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the handler's name is fixed by http.server
+            self.send_response(status if self.path == "/healthz" else 404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Health)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        command = compose()["services"]["app1"]["healthcheck"]["test"]
+        assert command[:3] == ["CMD", "python", "-c"]
+        env = {**os.environ, "PORT": str(server.server_address[1])}
+        result = subprocess.run([sys.executable, "-c", command[3]], env=env, capture_output=True, timeout=20)
+        assert (result.returncode == 0) == healthy, result.stderr
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_kubernetes_deployment_probes_healthz_behind_an_ingress_without_affinity():
+    from app.server import parse_args
+
+    objects = kubernetes()
+    assert sorted(objects) == ["Deployment", "Ingress", "Service"]
+    deployment, service, ingress = objects["Deployment"], objects["Service"], objects["Ingress"]
+    assert deployment["spec"]["replicas"] == 3
+    pod = deployment["spec"]["template"]
+    (container,) = pod["spec"]["containers"]
+    assert container["ports"][0]["containerPort"] == 5006
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert container[probe]["httpGet"] == {"path": "/healthz", "port": 5006}, probe
+    assert container["resources"]["requests"]["cpu"] and container["resources"]["requests"]["memory"]
+    assert container["resources"]["limits"]["memory"]
+    args = parse_args(container["args"])
+    assert (args.port, args.address, args.unused_session_lifetime) == (5006, "0.0.0.0", 15)
+    env = {item["name"]: item["value"] for item in container["env"]}
+    (rule,) = ingress["spec"]["rules"]
+    assert env["ALLOW_WEBSOCKET_ORIGIN"] == rule["host"]
+
+    assert service["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+    assert service["spec"].get("sessionAffinity", "None") == "None"
+    (port,) = service["spec"]["ports"]
+    assert port["targetPort"] == 5006
+    backend = rule["http"]["paths"][0]["backend"]["service"]
+    assert backend["name"] == service["metadata"]["name"] and backend["port"]["name"] == port["name"]
+    annotations = ingress["metadata"]["annotations"]
+    assert annotations["nginx.ingress.kubernetes.io/proxy-read-timeout"] == "10800"
+    assert annotations["nginx.ingress.kubernetes.io/proxy-send-timeout"] == "10800"
+    assert not [key for key in annotations if "affinity" in key or "upstream-hash" in key]
+
+
+def test_the_launcher_config_passes_nginx_t(tmp_path):
+    nginx = nginx_or_skip()
+    port, *apps = free_ports(3)
+    cluster = Cluster(port=port, app_ports=apps, nginx=nginx)
+    config = cluster.write_config(tmp_path).read_text()
+    assert "${" not in config and "daemon off;" in config
+    assert f"server 127.0.0.1:{apps[0]}; server 127.0.0.1:{apps[1]};" in config
+    tested = subprocess.run(cluster.nginx_command(nginx, tmp_path, "-t"), capture_output=True, text=True)
+    assert tested.returncode == 0, tested.stderr
+    assert "test is successful" in tested.stderr
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(CLUSTER), *args], capture_output=True, text=True, timeout=30)
+
+
+def test_without_nginx_the_launcher_says_how_to_install_it():
+    port, *apps = free_ports(3)
+    result = run_cli("--nginx", "/nonexistent/nginx", "--port", str(port), "--app-ports", ",".join(map(str, apps)))
+    assert result.returncode != 0
+    assert result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and "apt-get install nginx" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["--port", "0"], ["--port", "70000"], ["--app-ports", "5007,abc"], ["--port", "5007", "--app-ports", "5007,5008"]],
+)
+def test_a_bad_port_is_one_line_and_a_non_zero_exit(args):
+    result = run_cli("--nginx", "/nonexistent/nginx", *args)
+    assert result.returncode != 0
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert "port" in result.stderr
+
+
+@pytest.mark.parametrize("which", ["nginx", "app"])
+def test_a_port_in_use_is_found_before_anything_starts(which):
+    port, *apps = free_ports(3)
+    taken = port if which == "nginx" else apps[1]
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", taken))
+        holder.listen()
+        result = run_cli("--port", str(port), "--app-ports", ",".join(map(str, apps)))
+    assert result.returncode != 0
+    assert result.stderr.splitlines() == [
+        f"deploy/cluster.py: port {taken} on 127.0.0.1 is in use; stop what uses it or pick other ports"
+    ]
+
+
+def test_a_process_dying_during_start_up_stops_all_the_others(tmp_path):
+    nginx = nginx_or_skip()
+    port, *apps = free_ports(3)
+    fake = tmp_path / "python"
+    fake.write_text(f'#!/bin/sh\ncase " $* " in *" --port {apps[1]} "*) exit 3;; esac\nexec sleep 60\n')
+    fake.chmod(0o755)
+    cluster = Cluster(port=port, app_ports=apps, nginx=nginx, python=fake, log=tmp_path / "log", start_timeout=30)
+    with pytest.raises(ClusterError, match=f"app on port {apps[1]} exited with status 3 while starting"):
+        cluster.start()
+    assert all(process.returncode is not None for process in cluster.processes.values())
+    assert len(cluster.processes) == 3 and cluster.pids() == []
+    assert cluster.directory is None
+
+
+def descendants(pid: int) -> set[int]:
+    parents = {child: parent for child, (parent, _) in process_table().items()}
+    found, todo = set(), [pid]
+    while todo:
+        parent_pid = todo.pop()
+        children = [child for child, parent in parents.items() if parent == parent_pid]
+        found.update(children)
+        todo += children
+    return found
+
+
+@pytest.mark.parametrize("stop_with", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_make_serve_cluster_serves_until_a_signal_and_leaves_nothing_running(tmp_path, stop_with):
+    nginx_or_skip()
+    port, *apps = free_ports(3)
+    output = tmp_path / "output"
+    with output.open("w") as sink:
+        launcher = subprocess.Popen(
+            [sys.executable, str(CLUSTER), "--port", str(port), "--app-ports", ",".join(map(str, apps))],
+            stdout=sink,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # a terminal's Ctrl-C reaches its foreground process group
+        )
+    try:
+        deadline = time.monotonic() + 60
+        while f"Overlap Lab: http://localhost:{port}" not in output.read_text():
+            assert launcher.poll() is None and time.monotonic() < deadline, output.read_text()
+            time.sleep(0.1)
+        children = descendants(launcher.pid)
+        assert len(children) >= 4, children  # two apps, nginx's master and its worker
+        os.killpg(launcher.pid, stop_with)
+        assert launcher.wait(timeout=20) == 0, output.read_text()
+    finally:
+        if launcher.poll() is None:  # the test failed before the launcher stopped: stop it, then insist
+            os.killpg(launcher.pid, signal.SIGTERM)
+            try:
+                launcher.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                launcher.kill()
+                launcher.wait()
+    assert children.isdisjoint(process_table())
+    assert "Traceback" not in output.read_text()
