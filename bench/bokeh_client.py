@@ -405,6 +405,10 @@ def _refs(value: Any) -> Iterator[str]:
 class DocIndex:
     """The models of a ``PULL-DOC-REPLY`` by id, with lookups by type and property.
 
+    :class:`RawSession` keeps it up to date with the server's PATCH-DOCs (:meth:`apply`): a page
+    may add parts after it has loaded (``app.shell.deferred``), and those arrive as new models in
+    a ``ModelChanged`` event.
+
     Parameters
     ----------
     doc : dict
@@ -413,9 +417,29 @@ class DocIndex:
 
     def __init__(self, doc: dict[str, Any]):
         self.models: dict[str, ModelInfo] = {}
-        for obj in _walk(doc.get("roots", [])):
+        self._add(doc.get("roots", []))
+
+    def _add(self, value: Any) -> None:
+        """Index every serialized model inside ``value`` that is not indexed yet."""
+        for obj in _walk(value):
             if obj["id"] not in self.models:
                 self.models[obj["id"]] = ModelInfo(obj["id"], obj.get("name", ""), obj.get("attributes") or {})
+
+    def apply(self, events: list[Event]) -> None:
+        """Take a server PATCH-DOC's events in: new models, and new property values of known ones.
+
+        Parameters
+        ----------
+        events : list of dict
+            The PATCH-DOC's events (only ``ModelChanged`` changes a property here; models inside
+            any event are indexed).
+        """
+        for event in events:
+            self._add(event)
+            if event.get("kind") == "ModelChanged":
+                model = self.models.get((event.get("model") or {}).get("id", ""))
+                if model is not None and isinstance(event.get("attr"), str):
+                    model.attributes[event["attr"]] = event.get("new")
 
     def find(self, name: str | None = None, **attrs: Any) -> list[ModelInfo]:
         """Models whose type name ends with ``name`` and whose attributes equal ``attrs``.
@@ -588,7 +612,10 @@ class RawSession:
         if pulled.msgtype != "PULL-DOC-REPLY":
             raise ProtocolFailure(f"PULL-DOC-REQ answered with {pulled.msgtype}: {pulled.content}")
         self.timings["doc"] = pulled.received
-        self.doc = DocIndex(pulled.content["doc"])
+        doc = DocIndex(pulled.content["doc"])
+        for message in self.patches:  # any that arrived before the document was indexed
+            doc.apply(message.events)
+        self.doc = doc
         ok = await self._rendered()
         reply = await asyncio.wait_for(ok, timeout)
         if reply.msgtype != "OK":
@@ -674,6 +701,8 @@ class RawSession:
             return
         self.patches.append(message)
         events = message.events
+        if self.doc is not None:
+            self.doc.apply(events)
         still = []
         for waiter in self._waiters:
             if waiter.future.done():
