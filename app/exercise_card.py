@@ -96,25 +96,32 @@ class ExerciseCard(JSComponent):
       })
       start.addEventListener("click", () => model.send_msg({ action: "start" }))
 
-      const draw = () => {
-        section.setAttribute("aria-label", model.label)
-        steps.innerHTML = model.steps_html
-        caption.textContent = model.prediction_label
-        if (input.value !== model.prediction) input.value = model.prediction
-        input.disabled = model.locked
-        // Keep keyboard users in the card: a button that becomes disabled would drop focus to <body>.
-        const focused = section.getRootNode().activeElement
-        lock.disabled = model.locked
-        if (model.locked && (focused === lock || focused === input)) start.focus()
-        start.textContent = model.start_label
-        feedback.className = model.verdict ? `feedback ${model.verdict}` : ""
-        feedback.innerHTML = model.feedback_html
-        why.innerHTML = model.explanation_html
-        why.hidden = !model.explanation_html
+      // Each property redraws only its own part: a new step list must never wipe what the student
+      // is typing in the prediction field.
+      const draw = {
+        label: () => section.setAttribute("aria-label", model.label),
+        steps_html: () => { steps.innerHTML = model.steps_html },
+        prediction_label: () => { caption.textContent = model.prediction_label },
+        prediction: () => { input.value = model.prediction },
+        locked: () => {
+          // Keep keyboard users in the card: a button that becomes disabled would drop focus to <body>.
+          const focused = section.getRootNode().activeElement
+          input.disabled = model.locked
+          lock.disabled = model.locked
+          if (model.locked && (focused === lock || focused === input)) start.focus()
+        },
+        start_label: () => { start.textContent = model.start_label },
+        feedback_html: () => { feedback.innerHTML = model.feedback_html },
+        verdict: () => { feedback.className = model.verdict ? `feedback ${model.verdict}` : "" },
+        explanation_html: () => {
+          why.innerHTML = model.explanation_html
+          why.hidden = !model.explanation_html
+        },
       }
-      draw()
-      model.on(["label", "steps_html", "prediction_label", "prediction", "locked", "start_label",
-                "feedback_html", "verdict", "explanation_html"], draw)
+      for (const [name, redraw] of Object.entries(draw)) {
+        redraw()
+        model.on(name, redraw)
+      }
       if (model.scroll_into_view) {
         setTimeout(() => section.scrollIntoView({ block: "start", behavior: "smooth" }), 600)
       }

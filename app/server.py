@@ -41,9 +41,9 @@ def _port(text: str) -> int:
     try:
         port = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number; use 1-65535") from None
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is not a port number; use 1-65535")
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port number; use 1-65535 (0: any free port)") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number; use 1-65535 (0: any free port)")
     return port
 
 
@@ -154,7 +154,7 @@ def main(argv: list[str] | None = None) -> None:
     server.io_loop.asyncio_loop.set_exception_handler(ignore_closed_websockets)
     server.start()
     own = "127.0.0.1" if args.address in ("", "0.0.0.0", "::") else args.address
-    server.io_loop.add_callback(warm_up, f"http://{own}:{args.port}", warm_up_paths(pages))
+    server.io_loop.add_callback(warm_up, f"http://{own}:{server.port}", warm_up_paths(pages))
     server.io_loop.start()
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from collections.abc import Callable
 
 import panel as pn
 
@@ -48,3 +49,32 @@ def page(title: str, main: object, intro: str = "") -> pn.template.BootstrapTemp
         template.main.append(pn.pane.HTML(f"<p>{html.escape(intro)}</p>"))
     template.main.append(main)
     return template
+
+
+def deferred(make: Callable[[], object], **column_params) -> pn.Column:
+    """A column that receives ``make()`` once the page has loaded, in a server task of its own.
+
+    A page built in one piece holds every click of every other student on the process until it is
+    done; a page built in two pieces (the frame and text first, the lab once the browser reports the
+    page ready, through ``pn.state.onload``) lets clicks through in between. Outside a server
+    session (tests, scripts) the column is filled at once.
+
+    Parameters
+    ----------
+    make : callable
+        Builds what goes in the column.
+    **column_params
+        Parameters of the column (styles, sizing).
+
+    Returns
+    -------
+    panel.Column
+        Empty until the page has loaded, then holding ``make()``.
+    """
+    slot = pn.Column(**column_params)
+
+    def fill() -> None:
+        slot.objects = [make()]
+
+    pn.state.onload(fill)
+    return slot

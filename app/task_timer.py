@@ -27,6 +27,27 @@ class TaskTimer:
         cls.longest, cls.longest_name, cls.count = 0.0, "", 0
 
 
+def describe(handle: asyncio.events.Handle) -> str:
+    """Name what a loop callback ran: the coroutine of a task step, else the callback itself.
+
+    Parameters
+    ----------
+    handle : asyncio.events.Handle
+        The callback the loop ran.
+
+    Returns
+    -------
+    str
+        For example ``"WSHandler._async_open"``.
+    """
+    callback = getattr(handle, "_callback", None)
+    owner = getattr(callback, "__self__", None)
+    if isinstance(owner, asyncio.Task):
+        coroutine = owner.get_coro()
+        return getattr(coroutine, "__qualname__", repr(coroutine))[:200]
+    return getattr(callback, "__qualname__", repr(handle))[:200]
+
+
 def install_if_asked() -> None:
     """Time every event-loop callback when ``OVERLAP_TASK_TIMER=1`` is set; otherwise do nothing."""
     if os.environ.get("OVERLAP_TASK_TIMER") != "1" or TaskTimer.enabled:
@@ -43,6 +64,6 @@ def install_if_asked() -> None:
             TaskTimer.count += 1
             if spent > TaskTimer.longest:
                 TaskTimer.longest = spent
-                TaskTimer.longest_name = repr(handle)[:200]
+                TaskTimer.longest_name = describe(handle)
 
     asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]

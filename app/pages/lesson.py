@@ -12,7 +12,7 @@ from app.exercise import ExerciseRunner, ExerciseSession
 from app.library import lessons, query_param
 from app.progress import ProgressStore
 from app.prose import LessonProse
-from app.shell import page
+from app.shell import deferred, page
 
 LAYOUT_CSS = """
 :host { gap: 24px; }
@@ -88,17 +88,20 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
         sizing_mode="stretch_width",
         styles={"flex": "1 1 420px", "min-width": "300px"},
     )
-    lab_region = pn.panel(lab)  # the lab's own region takes the column's place: one layout model less
-    lab_region.styles = {
-        "flex": "1 1 420px",
-        "min-width": "300px",
-        "position": "sticky",
-        "top": "0",
-        "align-self": "flex-start",
-    }
+    lab_slot = deferred(
+        lambda: lab,
+        sizing_mode="stretch_width",
+        styles={
+            "flex": "1 1 420px",
+            "min-width": "300px",
+            "position": "sticky",
+            "top": "0",
+            "align-self": "flex-start",
+        },
+    )
     return pn.FlexBox(
         text_column,
-        lab_region,
+        lab_slot,
         progress,
         flex_wrap="wrap",
         sizing_mode="stretch_width",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import panel as pn
 
-from app.shell import page
+from app.shell import deferred, page
 from labs.roofline.view import RooflineLab
 
 
@@ -12,7 +12,7 @@ def build() -> pn.template.base.BaseTemplate:
     """Build the page for one session: a fresh model and view, with the device presets."""
     return page(
         "Roofline lab",
-        RooflineLab(presets=True),
+        deferred(lambda: RooflineLab(presets=True), sizing_mode="stretch_width"),  # frame first, then the lab
         intro=(
             "Set the arithmetic intensity I and the memory bandwidth B, read off the attainable "
             "performance min(P, I·B), then Step or Play to watch a fixed workload race its bytes "

@@ -50,14 +50,18 @@ class TextField(JSComponent):
       }
       input.addEventListener("change", commit)
       input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit() })
-      const draw = () => {
-        caption.textContent = model.label
-        if (input.value !== model.value) input.value = model.value
-        error.textContent = model.error
-        input.setAttribute("aria-invalid", model.error ? "true" : "false")
+      const draw = {
+        label: () => { caption.textContent = model.label },
+        value: () => { input.value = model.value },  // never on other changes: the student may be typing
+        error: () => {
+          error.textContent = model.error
+          input.setAttribute("aria-invalid", model.error ? "true" : "false")
+        },
       }
-      draw()
-      model.on(["label", "value", "error"], draw)
+      for (const [name, redraw] of Object.entries(draw)) {
+        redraw()
+        model.on(name, redraw)
+      }
       return wrapper
     }
     """
