@@ -13,7 +13,7 @@ CSS = """
 """
 
 
-def page(title: str, main: object, intro: str = "") -> pn.template.BootstrapTemplate:
+def page(title: str, main: object, intro: str = "", extra_html: str = "") -> pn.template.BootstrapTemplate:
     """Wrap ``main`` in the course's page frame.
 
     Parameters
@@ -24,6 +24,8 @@ def page(title: str, main: object, intro: str = "") -> pn.template.BootstrapTemp
         Any Panel object: a lab, a lesson, the index.
     intro : str
         An optional sentence shown above ``main``.
+    extra_html : str
+        Optional trusted HTML shown under the heading (navigation, notices); one pane with it.
 
     Returns
     -------
@@ -41,12 +43,12 @@ def page(title: str, main: object, intro: str = "") -> pn.template.BootstrapTemp
     )
     heading = pn.pane.HTML(
         '<nav aria-label="Course"><a href="./">← All lessons and labs</a></nav>'
-        f"<h1 style='font-size:1.7rem;margin:8px 0'>{html.escape(title)}</h1>",
+        f"<h1 style='font-size:1.7rem;margin:8px 0'>{html.escape(title)}</h1>"
+        + (f"<p>{html.escape(intro)}</p>" if intro else "")
+        + extra_html,
         sizing_mode="stretch_width",
     )
     template.main.append(heading)
-    if intro:
-        template.main.append(pn.pane.HTML(f"<p>{html.escape(intro)}</p>"))
     template.main.append(main)
     return template
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import panel as pn
 import pytest
 
 from labs.roofline.view import (
@@ -217,9 +216,8 @@ def test_editing_b_keeps_the_device_typing_p_makes_it_custom_and_reset_restores(
 def test_the_sources_of_the_device_figures_are_shown(lab):
     from bokeh.models import Div
 
-    layout = lab.__panel__().object
-    bokeh_parts = [part.object for part in layout.objects if isinstance(part, pn.pane.Bokeh)]
-    text = " ".join(div.text for root in bokeh_parts for div in root.select({"type": Div}))
+    body = lab.__panel__().object  # the transport's Bokeh pane, with the plots and notes under it
+    text = " ".join(div.text for div in body.object.select({"type": Div}))
     for name in ("H100 Tensor Core GPU datasheet", "H200 Tensor Core GPU datasheet", "A100 Tensor Core GPU datasheet"):
         assert name in text
     assert "3.35 TB/s" in text and "4.8 TB/s" in text
@@ -228,9 +226,11 @@ def test_the_sources_of_the_device_figures_are_shown(lab):
 def test_lesson_variant_fixes_p_and_has_no_device_chooser():
     lesson = RooflineLab(presets=False)
     assert [f.control for f in lesson.fields] == ["intensity", "bandwidth"]
-    layout = lesson.__panel__().object
-    assert lesson.device not in layout.objects
-    text = " ".join(str(getattr(part, "object", "")) for part in layout.objects)
+    from bokeh.models import Div
+
+    region = lesson.__panel__()
+    assert lesson.device not in region.controls and lesson.fixed_roof in region.controls
+    text = " ".join(div.text for div in region.object.object.select({"type": Div}))
     assert "Compute roof P = 1000 GFLOP/s (fixed in this lesson)" in lesson.fixed_roof.object
     assert "datasheet" not in text
     lesson.model.apply("intensity", 16)

@@ -41,6 +41,31 @@ def _without_title(markdown: str, title: str) -> str:
     return markdown
 
 
+def lesson_heading_html(lesson: Lesson, exercise_id: str | None) -> str:
+    """The links to the previous and next lessons, and a notice if the URL names no such exercise.
+
+    Parameters
+    ----------
+    lesson : Lesson
+        The lesson shown.
+    exercise_id : str, optional
+        The exercise the URL asked for.
+
+    Returns
+    -------
+    str
+        HTML for under the page's heading (shown in the same pane as the heading).
+    """
+    notice = ""
+    if exercise_id and lesson.exercise(exercise_id) is None:
+        known = ", ".join(e.id for e in lesson.exercises) or "none"
+        notice = (
+            '<p role="alert" style="color:#a4000f;font-weight:600;margin:4px 0">This lesson has no exercise '
+            f"called {html.escape(exercise_id)!r}; its exercises are: {html.escape(known)}.</p>"
+        )
+    return _neighbours(lesson) + notice
+
+
 def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore) -> pn.viewable.Viewable:
     """Build the lesson text, its exercises and its lab for one session.
 
@@ -61,14 +86,6 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
     lab = lab_kinds()[lesson.lab].lesson_view()
     session = ExerciseSession()
     text: list[pn.viewable.Viewable] = []
-    problems = []
-    if exercise_id and lesson.exercise(exercise_id) is None:
-        known = ", ".join(e.id for e in lesson.exercises) or "none"
-        problems.append(
-            f'<p role="alert" class="field-error">This lesson has no exercise called '
-            f"{html.escape(exercise_id)!r}; its exercises are: {html.escape(known)}.</p>"
-        )
-    text.append(pn.pane.HTML(_neighbours(lesson) + "".join(problems), sizing_mode="stretch_width"))
     runners: list[ExerciseRunner] = []
     for part in lesson.parts:
         if isinstance(part, Exercise):
@@ -123,7 +140,12 @@ def build() -> pn.template.base.BaseTemplate:
             pn.pane.HTML(f'<p role="alert">There is no lesson called {asked}. The lessons are:</p><ul>{known}</ul>'),
         )
     progress = ProgressStore(height=0, margin=0)
-    return page(lesson.title, lesson_view(lesson, query_param("exercise"), progress))
+    exercise_id = query_param("exercise")
+    return page(
+        lesson.title,
+        lesson_view(lesson, exercise_id, progress),
+        extra_html=lesson_heading_html(lesson, exercise_id),
+    )
 
 
 if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:

@@ -62,11 +62,8 @@ class QueueLab(Viewer):
         self._layout = NamedRegion(
             label="Queue lab",
             heading="Queue lab",
-            object=pn.Column(
-                pn.FlexBox(*self.fields, flex_wrap="wrap", sizing_mode="stretch_width"),
-                self.transport.view(self.figure, self.mm1_panel),
-                sizing_mode="stretch_width",
-            ),
+            controls=self.fields,
+            object=self.transport.view(self.figure, self.mm1_panel),
             sizing_mode="stretch_width",
         )
 

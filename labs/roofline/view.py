@@ -215,6 +215,7 @@ class RooflineLab(Viewer):
             "(fixed in this lesson)</p>",
             min_width=150,
             margin=(0, 10),
+            styles={"flex": "1 1 170px"},
         )
         self.device = pn.widgets.Select(
             label="Device",
@@ -222,6 +223,7 @@ class RooflineLab(Viewer):
             value=TEACHING_DEVICE,
             sizing_mode="stretch_width",
             max_width=420,
+            styles={"flex": "1 1 100%"},  # a line of its own above the fields
         )
         if self.presets:
             self.device.param.watch(self._device_chosen, "value")
@@ -235,24 +237,19 @@ class RooflineLab(Viewer):
         self._layout = NamedRegion(
             label="Roofline lab",
             heading="Roofline lab",
-            object=pn.Column(*self._parts(), sizing_mode="stretch_width"),
+            controls=self._controls(),
+            object=self.transport.view(self.roofline, self.race, self._notes()),
             sizing_mode="stretch_width",
         )
 
     # ----- layout -------------------------------------------------------------------------
 
-    def _parts(self) -> list[pn.viewable.Viewable]:
-        parts: list[pn.viewable.Viewable] = []
-        if self.presets:
-            parts.append(self.device)
-        controls: list[pn.viewable.Viewable] = [*self.fields]
+    def _controls(self) -> list[pn.viewable.Viewable]:
+        controls: list[pn.viewable.Viewable] = [self.device] if self.presets else []
+        controls += self.fields
         if not self.presets:
             controls.append(self.fixed_roof)
-        parts += [
-            pn.FlexBox(*controls, flex_wrap="wrap", sizing_mode="stretch_width"),
-            self.transport.view(self.roofline, self.race, self._notes()),
-        ]
-        return parts
+        return controls
 
     def _notes(self) -> Div:
         """The race plot's key, the lab's scope and (with presets) the device figures' sources."""

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import param
-from panel.custom import Child, JSComponent
+from panel.custom import Child, Children, JSComponent
 
 
 class NamedRegion(JSComponent):
-    """Render ``<section role="region" aria-label=label>`` around a child object.
+    """Render ``<section role="region" aria-label=label>`` around a lab: heading, controls, body.
 
     Panel has no ARIA parameters of its own; this is the wrapper design.md asks for, so that screen
-    readers and role queries find each lab (and each exercise) by its name.
+    readers and role queries find each lab by its name. It also lays out the lab's heading and its
+    row of controls (wrapping on a phone) itself: every Panel layout object would be one more model
+    to build for every student.
     """
 
     label = param.String(default="", doc="The region's accessible name, e.g. 'Queue lab'.")
     heading = param.String(default="", doc="An optional visible heading (h2) at the top of the region.")
-    object = Child(doc="The Panel object shown inside the region.")
+    controls = Children(default=[], doc="Controls shown in a row under the heading, wrapping as needed.")
+    object = Child(doc="The Panel object shown inside the region, under the controls.")
     scroll_into_view = param.Boolean(
         default=False, doc="Scroll the region into view once rendered (a URL pointed at it)."
     )
@@ -31,6 +34,13 @@ class NamedRegion(JSComponent):
         heading.textContent = model.heading
         heading.style.cssText = "margin: 4px 10px; font-size: 1.3rem"
         section.append(heading)
+      }
+      const controls = model.get_child("controls")
+      if (controls.length) {
+        const row = document.createElement("div")
+        row.style.cssText = "display: flex; flex-wrap: wrap; align-items: flex-end; width: 100%"
+        row.append(...controls)
+        section.append(row)
       }
       section.append(model.get_child("object"))
       model.on("label", () => section.setAttribute("aria-label", model.label))
