@@ -32,7 +32,7 @@ class NamedRegion(JSComponent):
       if (model.heading) {
         const heading = document.createElement("h2")
         heading.textContent = model.heading
-        heading.style.cssText = "margin: 4px 10px; font-size: 1.3rem"
+        heading.style.cssText = "margin: 4px 10px; font-size: 1.3rem; font-weight: 700"
         section.append(heading)
       }
       const controls = model.get_child("controls")
