@@ -37,6 +37,8 @@ class HealthHandler(RequestHandler):
             report["longest_task_ms"] = round(TaskTimer.longest * 1000, 1)
             report["longest_task"] = TaskTimer.longest_name
             report["tasks"] = TaskTimer.count
+            report["longest_gc_ms"] = round(TaskTimer.longest_gc * 1000, 1)
+            report["gc_total_ms"] = round(TaskTimer.gc_total * 1000, 1)
             if self.get_argument("reset", None) == "1":
                 TaskTimer.reset()
         self.set_status(200 if BuildCounter.ready else 503)

@@ -9,6 +9,7 @@ figure from ``/healthz``. Off by default: it wraps every callback the loop runs.
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import time
 
@@ -20,11 +21,14 @@ class TaskTimer:
     longest = 0.0
     longest_name = ""
     count = 0
+    longest_gc = 0.0
+    gc_total = 0.0
 
     @classmethod
     def reset(cls) -> None:
         """Forget what was measured so far."""
         cls.longest, cls.longest_name, cls.count = 0.0, "", 0
+        cls.longest_gc, cls.gc_total = 0.0, 0.0
 
 
 def describe(handle: asyncio.events.Handle) -> str:
@@ -67,3 +71,18 @@ def install_if_asked() -> None:
                 TaskTimer.longest_name = describe(handle)
 
     asyncio.events.Handle._run = timed_run  # type: ignore[method-assign]
+    gc.callbacks.append(_time_collection)
+
+
+_collection_started = 0.0
+
+
+def _time_collection(phase: str, _info: dict) -> None:
+    """Time the garbage collector's pauses (they happen inside whatever task allocates)."""
+    global _collection_started
+    if phase == "start":
+        _collection_started = time.perf_counter()
+        return
+    spent = time.perf_counter() - _collection_started
+    TaskTimer.gc_total += spent
+    TaskTimer.longest_gc = max(TaskTimer.longest_gc, spent)
