@@ -76,7 +76,7 @@ class ClusterError(Exception):
     """Why the cluster cannot start or stopped, in one line."""
 
 
-def render_site(listen: Sequence[str], servers: Sequence[str]) -> str:
+def render_site(listen: Sequence[str], servers: Sequence[str], cache_dir: str = "cache/static") -> str:
     """Fill in deploy/nginx.conf's placeholders.
 
     Parameters
@@ -85,6 +85,8 @@ def render_site(listen: Sequence[str], servers: Sequence[str]) -> str:
         Addresses nginx listens on, e.g. ``["127.0.0.1:8080", "[::1]:8080"]``.
     servers : sequence of str
         The app processes, e.g. ``["127.0.0.1:5007", "127.0.0.1:5008"]``.
+    cache_dir : str
+        Where nginx caches the static files; relative paths are under nginx's prefix.
 
     Returns
     -------
@@ -94,6 +96,7 @@ def render_site(listen: Sequence[str], servers: Sequence[str]) -> str:
     text = TEMPLATE.read_text()
     text = text.replace("${NGINX_LISTEN}", " ".join(f"listen {address};" for address in listen))
     text = text.replace("${NGINX_UPSTREAM_SERVERS}", " ".join(f"server {server};" for server in servers))
+    text = text.replace("${NGINX_CACHE_DIR}", cache_dir)
     if "${" in text:
         raise ClusterError(f"{TEMPLATE} has a placeholder deploy/cluster.py does not fill in")
     return text
@@ -301,6 +304,7 @@ class Cluster:
         indented = "\n".join(f"    {line}" if line else "" for line in site.splitlines())
         config = MAIN_CONFIG.format(nofile=nofile, connections=nofile // 2, user=user, site=indented)
         (directory / "temp").mkdir(exist_ok=True)
+        (directory / "cache").mkdir(exist_ok=True)  # nginx creates cache/static, not its parent
         path = directory / "nginx.conf"
         path.write_text(config)
         return path

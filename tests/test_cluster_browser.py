@@ -107,3 +107,20 @@ def test_each_student_session_is_built_once_on_one_of_both_processes(browser, cl
     built = [now - then for then, now in zip(*fresh, strict=True)]
     assert all(count > 0 for count in built), f"sessions built per process: {built}; least_conn should use both"
     assert sum(built) == STUDENTS, f"sessions built per process: {built} for {STUDENTS} pages"
+
+
+def test_static_files_are_served_from_nginx_cache_after_the_first_request(cluster):
+    """Bokeh's and Panel's JavaScript reach the app processes once, however many students ask."""
+    import urllib.request
+
+    def fetch(path: str) -> tuple[str, bytes, str]:
+        request = urllib.request.Request(cluster.url + path, headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.headers.get("X-Cache-Status", ""), reply.read(), reply.headers.get("Content-Encoding", "")
+
+    path = "/static/extensions/panel/panel.min.js"
+    first, body, _ = fetch(path)
+    second, again, encoding = fetch(path)
+    assert first in ("MISS", "HIT") and second == "HIT", (first, second)
+    assert again == body and len(body) > 10_000
+    assert encoding == "gzip", "the JavaScript goes out compressed"

@@ -102,7 +102,8 @@ def test_compose_runs_named_app_services_behind_the_official_nginx():
     upstreams = nginx["environment"]["NGINX_UPSTREAM_SERVERS"]
     assert re.findall(r"server (\w+):5006;", upstreams) == sorted(apps)
     assert nginx["depends_on"] == {name: {"condition": "service_healthy"} for name in apps}
-    site = render_site(["80"], [f"{name}:5006" for name in apps])
+    assert nginx["environment"]["NGINX_CACHE_DIR"].startswith("/var/cache/nginx/")  # the image has its parent
+    site = render_site(["80"], [f"{name}:5006" for name in apps], nginx["environment"]["NGINX_CACHE_DIR"])
     assert "${" not in site and "server app1:5006;" in site
 
 
