@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from panel.viewable import Viewer
 
+from labs.registry import registrations
 from labs.timed import TimedModel
 
 
@@ -45,41 +46,21 @@ class LabKind:
         return tuple(self.units)
 
 
-def _queue() -> LabKind:
-    from labs.queue.model import QueueModel
-    from labs.queue.view import QueueLab
-
-    return LabKind(
-        name="queue",
-        title="Queue lab",
-        model=QueueModel,
-        lesson_view=QueueLab,
-        units={"backlog": "work units", "net_rate": "work units/s", "drain_time": "s"},
-    )
-
-
-def _roofline() -> LabKind | None:
-    try:
-        from labs.roofline.model import RooflineModel
-        from labs.roofline.view import RooflineLab
-    except ImportError:  # the roofline lab is not in this checkout yet
-        return None
-    return LabKind(
-        name="roofline",
-        title="Roofline lab",
-        model=RooflineModel,
-        lesson_view=lambda: RooflineLab(presets=False),
-        units={"attainable": "GFLOP/s", "ridge": "FLOP/byte"},
-    )
-
-
 def lab_kinds() -> dict[str, LabKind]:
-    """Every lab a lesson may name, by key.
+    """Every lab a lesson may name, by key, from the labs' own registrations (labs/registry.py).
 
     Returns
     -------
     dict of str to LabKind
         ``{"queue": ..., "roofline": ...}``.
     """
-    kinds = [kind for kind in (_queue(), _roofline()) if kind is not None]
-    return {kind.name: kind for kind in kinds}
+    return {
+        lab.slug: LabKind(
+            name=lab.slug,
+            title=lab.title,
+            model=lab.model_class(),
+            lesson_view=lab.lesson_view,
+            units=dict(lab.units),
+        )
+        for lab in registrations()
+    }

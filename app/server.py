@@ -15,7 +15,8 @@ from tornado.websocket import WebSocketClosedError
 from app.content import SpecError
 from app.health import HealthHandler
 from app.library import lessons
-from app.pages import index, lesson, queue, roofline
+from app.pages import index, lesson
+from app.pages.lab import lab_routes
 from app.sessions import counted, enable_session_reuse, warm_up, warm_up_paths
 from app.task_timer import install_if_asked
 
@@ -28,12 +29,7 @@ def routes() -> dict[str, object]:
     dict of str to callable
         Functions, never instances, so that every session gets its own models.
     """
-    pages = {
-        "/": index.build,
-        "/lesson": lesson.build,
-        "/queue": queue.build,
-        "/roofline": roofline.build,
-    }
+    pages = {"/": index.build, "/lesson": lesson.build, **lab_routes()}
     return {path: counted(build) for path, build in pages.items()}
 
 

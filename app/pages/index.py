@@ -10,6 +10,7 @@ import param
 from app.library import lessons
 from app.progress import ProgressStore
 from app.shell import page
+from labs.registry import registrations
 
 
 def course_list(progress: ProgressStore) -> str:
@@ -47,10 +48,11 @@ def course_list(progress: ProgressStore) -> str:
     return (
         '<nav aria-label="Lessons"><h2>Lessons</h2><ol class="course">' + "".join(items) + "</ol></nav>"
         '<nav aria-label="Labs"><h2>Labs</h2><ul>'
-        '<li><a href="./queue">Queue lab</a>: arrival rate λ, service rate μ, backlog, and the '
-        "M/M/1 reference.</li>"
-        '<li><a href="./roofline">Roofline lab</a>: arithmetic intensity, memory bandwidth and '
-        "the compute roof.</li></ul></nav>"
+        + "".join(
+            f'<li><a href="./{lab.slug}">{html.escape(lab.title)}</a>: {html.escape(lab.blurb)}</li>'
+            for lab in registrations()
+        )
+        + "</ul></nav>"
     )
 
 

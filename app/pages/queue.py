@@ -1,23 +1,23 @@
-"""The standalone queue lab page (``/queue``)."""
+"""The standalone queue lab page (``/queue``), for ``panel serve app/pages/queue.py``.
+
+``python -m app`` serves every registered lab through :mod:`app.pages.lab`; this file lets
+``panel serve`` serve this one too.
+"""
 
 from __future__ import annotations
 
+import importlib
+
 import panel as pn
 
-from app.shell import deferred, page
-from labs.queue.view import QueueLab
+from app.pages.lab import build_lab_page
+
+LAB = importlib.import_module("labs.queue").LAB
 
 
 def build() -> pn.template.base.BaseTemplate:
     """Build the page for one session: a fresh model and view."""
-    return page(
-        "Queue lab",
-        deferred(QueueLab, sizing_mode="stretch_width"),  # the frame first, the lab once loaded
-        intro=(
-            "Set the arrival rate λ and the service rate μ, then Step or Play to watch the fluid "
-            "backlog grow or drain. The M/M/1 panel is a separate reference model."
-        ),
-    )
+    return build_lab_page(LAB)
 
 
 if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:

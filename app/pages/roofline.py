@@ -1,24 +1,23 @@
-"""The standalone roofline lab page (``/roofline``)."""
+"""The standalone roofline lab page (``/roofline``), for ``panel serve app/pages/roofline.py``.
+
+``python -m app`` serves every registered lab through :mod:`app.pages.lab`; this file lets
+``panel serve`` serve this one too.
+"""
 
 from __future__ import annotations
 
+import importlib
+
 import panel as pn
 
-from app.shell import deferred, page
-from labs.roofline.view import RooflineLab
+from app.pages.lab import build_lab_page
+
+LAB = importlib.import_module("labs.roofline").LAB
 
 
 def build() -> pn.template.base.BaseTemplate:
-    """Build the page for one session: a fresh model and view, with the device presets."""
-    return page(
-        "Roofline lab",
-        deferred(lambda: RooflineLab(presets=True), sizing_mode="stretch_width"),  # frame first, then the lab
-        intro=(
-            "Set the arithmetic intensity I and the memory bandwidth B, read off the attainable "
-            "performance min(P, I·B), then Step or Play to watch a fixed workload race its bytes "
-            "against its FLOPs on the chosen device."
-        ),
-    )
+    """Build the page for one session: a fresh model and view."""
+    return build_lab_page(LAB)
 
 
 if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:

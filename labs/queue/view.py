@@ -4,18 +4,24 @@ from __future__ import annotations
 
 import math
 
-import panel as pn
 import param
 from bokeh.models import Div, HoverTool, Label, Range1d, Span
 from bokeh.plotting import figure
 from panel.viewable import Viewer
 
 from labs.queue.model import QueueModel
+from labs.timed import InvalidInput
+from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
-from labs.ui.playback import Transport, escape
-from labs.ui.region import NamedRegion
+from labs.ui.playback import escape
+from labs.ui.text_field import TextField
 
-UNITS = {"arrival_rate": "units/s", "service_rate": "units/s", "initial_backlog": "units"}
+UNITS = {"arrival_rate": "units/s", "service_rate": "units/s", "initial_backlog": "units", "arrivals_stop": "s"}
+
+STOP_COLOUR = "#2a7d3f"
+
+TITLE = "Fluid backlog q(t) = max(0, q0 + (λ − μ)·t)"
+TITLE_WITH_STOP = "Fluid backlog: q0 + (λ − μ)·t until arrivals stop at T, then down at μ (never below 0)"
 
 
 def nice_ceiling(value: float) -> float:
@@ -40,38 +46,85 @@ def nice_ceiling(value: float) -> float:
     return 10 * power
 
 
-class QueueLab(Viewer):
+class StopTimeField(Viewer):
+    """The optional "Arrivals stop at" field: a time in seconds, or ``never`` (empty or the word).
+
+    Like :class:`~labs.ui.number_field.NumberField`, but the field reads ``never`` while no stop
+    time is set, and clearing it (or typing ``never``) takes the stop time away again. A refused
+    value leaves the model untouched, puts the last valid value back and says why below the field.
+    """
+
+    model = param.ClassSelector(class_=QueueModel, doc="The queue model whose stop time this edits.")
+    control = param.String(default="arrivals_stop", constant=True, doc="The parameter name of the control.")
+    unit = param.String(default="s", doc="Unit shown after the label.")
+    error = param.String(default="", doc="Why the last typed value was refused; empty when fine.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        label = self.model.param[self.control].label
+        self.input = TextField(label=f"{label} ({self.unit})", value=self.model.shown_value(self.control))
+        self.input.param.watch(self._typed, "value")
+        self.model.param.watch(self._model_changed, self.control)
+        self.param.watch(self._show_error, "error")
+
+    def _show_error(self, event: param.parameterized.Event) -> None:
+        self.input.error = event.new
+
+    def _typed(self, event: param.parameterized.Event) -> None:
+        shown = self.model.shown_value(self.control)
+        if event.new == shown:
+            self.error = ""
+            return
+        try:
+            self.model.apply(self.control, event.new)
+        except InvalidInput as refusal:
+            self.input.value = shown  # (its own event finds the value shown and clears the error)
+            self.error = str(refusal)
+            return
+        self.error = ""
+        self.input.value = self.model.shown_value(self.control)  # "" or "Never" reads "never"
+
+    def _model_changed(self, _event: param.parameterized.Event) -> None:
+        self.input.value = self.model.shown_value(self.control)
+
+    def __panel__(self) -> TextField:
+        return self.input
+
+
+class QueueLab(LabView):
     """One student's queue lab: a :class:`QueueModel` drawn with Bokeh and served by Panel."""
 
+    title = "Queue lab"
+
     model = param.ClassSelector(class_=QueueModel, doc="This session's queue model.")
-    conceal = param.Boolean(
-        default=False,
-        doc="Hide the values that answer a guided exercise until the student has run it.",
-    )
 
     def __init__(self, **params):
         params.setdefault("model", QueueModel())
         super().__init__(**params)
-        self.transport = Transport(model=self.model, template=self._template, redraw=self.refresh)
-        self.fields = [NumberField(model=self.model, control=name, unit=UNITS[name]) for name in self.model.controls]
+        self.fields = [
+            StopTimeField(model=self.model, unit=UNITS[name])
+            if name == "arrivals_stop"
+            else NumberField(model=self.model, control=name, unit=UNITS[name])
+            for name in self.model.controls
+        ]
         self.model.param.watch(self.refresh, ["t", "horizon", *self.model.controls])
         self.param.watch(self.refresh, "conceal")
         self.figure = self._make_figure()
         self.mm1_panel = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         self.refresh()
-        self._layout = NamedRegion(
-            label="Queue lab",
-            heading="Queue lab",
-            controls=self.fields,
-            object=self.transport.view(self.figure, self.mm1_panel),
-            sizing_mode="stretch_width",
-        )
+        self._assemble(self.fields, self.figure, self.mm1_panel)
 
     def _template(self) -> str:
         readout = "t = {t} s · backlog = {backlog} units"
+        stop = self.model.arrivals_stop
+        if stop is not None:
+            readout += f" · arrivals stop at {self.model.shown_value('arrivals_stop')} s"
         if self.conceal:
             return escape(readout)
-        return escape(f"{readout} · net rate λ − μ = {self.model.net_rate:+.2f} units/s")
+        readout += f" · net rate λ − μ = {self.model.net_rate:+.2f} units/s"
+        if stop is not None:
+            readout += f" until then, −{self.model.service_rate:.2f} units/s after"
+        return escape(readout)
 
     def _make_figure(self):
         fig = figure(
@@ -83,7 +136,7 @@ class QueueLab(Viewer):
             y_axis_label="backlog (work units)",
             tools="",
             toolbar_location=None,
-            title="Fluid backlog q(t) = max(0, q0 + (λ − μ)·t)",
+            title=TITLE,
         )
         line = fig.line("t", "backlog", source=self.transport.reveal, line_width=3, color="#1f6fb2")
         fig.scatter("t", "backlog", source=self.transport.marker, size=12, color="#d4541a")
@@ -105,8 +158,27 @@ class QueueLab(Viewer):
             y_offset=4,
             visible=False,
         )
-        fig.add_layout(self.mm1_line)
-        fig.add_layout(self.mm1_label)
+        self.stop_line = Span(
+            dimension="height",
+            line_dash="dotdash",
+            line_color=STOP_COLOUR,
+            line_width=2,
+            location=0,
+            visible=False,
+        )
+        self.stop_label = Label(
+            x=0,
+            y=0,
+            y_units="screen",
+            text="",
+            text_color=STOP_COLOUR,
+            text_font_size="12px",
+            x_offset=4,
+            y_offset=4,
+            visible=False,
+        )
+        for annotation in (self.mm1_line, self.mm1_label, self.stop_line, self.stop_label):
+            fig.add_layout(annotation)
         return fig
 
     def _mm1_html(self) -> str:
@@ -128,6 +200,8 @@ class QueueLab(Viewer):
                 f"waiting Lq = {ref.Lq:.2f}; mean time in system W = {ref.W:.2f} s; "
                 f"waiting Wq = {ref.Wq:.2f} s.</p>"
             )
+        if self.model.arrivals_stop is not None:
+            body += "<p>These are long-run figures for arrivals that never stop; the stop time is not in them.</p>"
         # Inline styles: Panel replaces the stylesheets of the Bokeh models it renders.
         return (
             '<section aria-label="M/M/1 reference" style="border:1px dashed #6a3d9a;border-radius:6px;'
@@ -137,14 +211,20 @@ class QueueLab(Viewer):
             "</section>"
         )
 
-    def refresh(self, *_events: param.parameterized.Event) -> None:
-        """Redraw everything from the model: trajectory, marker, readout, axes, M/M/1 panel."""
-        with pn.io.hold(self.transport.state.document):
-            self._redraw()
+    def _peak(self) -> float:
+        """The highest backlog the axis must show.
+
+        While an exercise hides its answer, the axis is scaled as if arrivals never stopped, so that
+        its height does not hint at the backlog left when they stop.
+        """
+        model = self.model
+        if self.conceal and model.arrivals_stop is not None:
+            return max(model.initial_backlog, model.initial_backlog + model.net_rate * model.horizon)
+        return max(float(model.trajectory()["backlog"].max()), model.initial_backlog)
 
     def _redraw(self) -> None:
         model = self.model
-        peak = max(float(model.trajectory()["backlog"].max()), model.initial_backlog)
+        peak = self._peak()
         ref = model.mm1
         if ref is not None:
             peak = max(peak, ref.L)
@@ -156,8 +236,16 @@ class QueueLab(Viewer):
             y=ref.L if ref else 0,
             text=f"M/M/1 mean L = {ref.L:.2f}" if ref else "",
         )
+        stop = model.arrivals_stop
+        shown = stop is not None and stop <= model.horizon
+        self.stop_line.update(visible=shown, location=stop if shown else 0)
+        self.stop_label.update(
+            visible=shown,
+            x=stop if shown else 0,
+            text=f"arrivals stop at {model.shown_value('arrivals_stop')} s" if shown else "",
+            text_align="right" if shown and stop > 0.6 * model.horizon else "left",
+            x_offset=-4 if shown and stop > 0.6 * model.horizon else 4,
+        )
+        self.figure.title.text = TITLE if stop is None else TITLE_WITH_STOP
         self.mm1_panel.text = self._mm1_html()
         self.transport.refresh()
-
-    def __panel__(self) -> pn.viewable.Viewable:
-        return self._layout

@@ -26,12 +26,11 @@ from bokeh.models import (
     Span,
 )
 from bokeh.plotting import figure
-from panel.viewable import Viewer
 
 from labs.roofline.model import AT_RIDGE, MEMORY_BOUND, PLAYBACK_RANGE, RooflineModel
+from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
-from labs.ui.playback import Transport, escape
-from labs.ui.region import NamedRegion
+from labs.ui.playback import escape
 
 UNITS = {"intensity": "FLOP/byte", "bandwidth": "GB/s", "peak_compute": "GFLOP/s"}
 
@@ -184,7 +183,7 @@ return `I = ${fmt(I)} FLOP/byte: attainable = ${fmt(perf)} GFLOP/s (${side})`
 """
 
 
-class RooflineLab(Viewer):
+class RooflineLab(LabView):
     """One student's roofline lab: a :class:`RooflineModel` drawn with Bokeh, served by Panel.
 
     With ``presets=True`` (the standalone lab) a "Device" chooser sets P and B from real
@@ -192,21 +191,18 @@ class RooflineLab(Viewer):
     1000 GFLOP/s, and is shown as a fixed value.
     """
 
+    title = "Roofline lab"
+
     model = param.ClassSelector(class_=RooflineModel, doc="This session's roofline model.")
     presets = param.Boolean(
         default=True,
         constant=True,
         doc="Offer the Device chooser and a typed compute roof P; False fixes P as in the lessons.",
     )
-    conceal = param.Boolean(
-        default=False,
-        doc="Hide the values that answer a guided exercise until the student has run it.",
-    )
 
     def __init__(self, **params):
         params.setdefault("model", RooflineModel())
         super().__init__(**params)
-        self.transport = Transport(model=self.model, template=self._template, redraw=self.refresh)
         names = self.model.controls if self.presets else ("intensity", "bandwidth")
         self.fields = [NumberField(model=self.model, control=n, unit=UNITS[n]) for n in names]
         self._syncing_device = False
@@ -234,13 +230,7 @@ class RooflineLab(Viewer):
         self.model.param.watch(self._model_changed, ["t", "horizon", *self.model.controls])
         self.param.watch(self.refresh, "conceal")
         self.refresh()
-        self._layout = NamedRegion(
-            label="Roofline lab",
-            heading="Roofline lab",
-            controls=self._controls(),
-            object=self.transport.view(self.roofline, self.race, self._notes()),
-            sizing_mode="stretch_width",
-        )
+        self._assemble(self._controls(), self.roofline, self.race, self._notes())
 
     # ----- layout -------------------------------------------------------------------------
 
@@ -509,11 +499,6 @@ class RooflineLab(Viewer):
         if self._state() != self._drawn:
             self.refresh()
 
-    def refresh(self, *_events: param.parameterized.Event) -> None:
-        """Redraw everything from the model: roofline, kernel point, race, readout."""
-        with pn.io.hold(self.transport.state.document):
-            self._redraw()
-
     def _redraw(self) -> None:
         self._drawn = self._state()
         self._redraw_roofline()
@@ -599,5 +584,3 @@ class RooflineLab(Viewer):
                 visible=not self.conceal,
             )
 
-    def __panel__(self) -> pn.viewable.Viewable:
-        return self._layout

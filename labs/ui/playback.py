@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -20,7 +20,7 @@ import panel as pn
 import param
 from bokeh.core.properties import Any, Dict, Float, Int, String
 from bokeh.model import DataModel, Model
-from bokeh.models import Button, Column, ColumnDataSource, CustomJS, Div, Row, Select
+from bokeh.models import Button, Column, ColumnDataSource, CustomJS, Div, Row, Select, Span
 
 from labs.timed import TimedModel
 from labs.ui.styles import READOUT_STYLE
@@ -45,6 +45,7 @@ class PlaybackState(DataModel):
     ask_time = Int(default=0, help="Bumped by the server after a control edit: a playing page reports t.")
     command = Dict(String, Any, help="Browser to server: {action, t, seq}, one per user action.")
     trajectory = Dict(String, Any, help="The model's trajectory breakpoints by column, with 't'; player.js plays them.")
+    intervals = Dict(String, Any, help="Interval bars (start, end, row, label columns) that player.js clips at t.")
 
 
 def fill_template(template: str, values: Mapping[str, float]) -> str:
@@ -135,11 +136,42 @@ def revealed(trajectory: Mapping[str, np.ndarray], t: float) -> dict[str, list[f
     return {key: [*map(float, column[before]), end[key]] for key, column in trajectory.items()}
 
 
+def clipped(intervals: Mapping[str, Sequence], t: float) -> dict[str, list]:
+    """Interval bars as drawn at time ``t``, exactly as ``player.js`` draws them.
+
+    A bar that has not started by ``t`` has zero width and no label; a bar under way ends at ``t``;
+    a finished bar is whole. Extra columns (rows, labels, colours) are passed through.
+
+    Parameters
+    ----------
+    intervals : mapping of str to sequence
+        Columns ``start``, ``end`` and ``label`` (and any others), one entry per bar.
+    t : float
+        Model time.
+
+    Returns
+    -------
+    dict of str to list
+        The same columns with ``end`` clipped to ``t`` and ``label`` blank until the bar starts.
+    """
+    starts = [float(x) for x in intervals["start"]]
+    ends = [float(x) for x in intervals["end"]]
+    data = {key: list(column) for key, column in intervals.items()}
+    data["end"] = [max(start, min(end, t)) for start, end in zip(starts, ends, strict=True)]
+    data["label"] = [
+        label if t >= start else "" for label, start in zip(intervals["label"], starts, strict=True)
+    ]
+    return data
+
+
 class Transport(param.Parameterized):
     """Reset, Step, Play/Pause and a speed choice for one model, plus the shared readout.
 
     The lab's view draws ``reveal`` (the path so far) and ``marker`` (the point at t) and supplies
-    the readout template; :meth:`refresh` pushes the model's state to the page.
+    the readout template; :meth:`refresh` pushes the model's state to the page. A model with an
+    ``intervals()`` method (Gantt bars: ``start``, ``end``, ``label`` columns) also gets ``bars``
+    (the bars clipped at t, for the view to draw) and ``now`` (a vertical line at t), played back in
+    the browser like the curve.
     """
 
     model = param.ClassSelector(class_=TimedModel, doc="The model this transport drives.")
@@ -160,6 +192,15 @@ class Transport(param.Parameterized):
         self.state = PlaybackState(horizon=self.model.horizon, trajectory=_columns(trajectory))
         self.reveal = ColumnDataSource(data=revealed(trajectory, 0.0))
         self.marker = ColumnDataSource(data={k: [v] for k, v in sample(trajectory, 0.0).items()})
+        self.bars: ColumnDataSource | None = None
+        self.now: Span | None = None
+        layers: dict[str, Model] = {}
+        if hasattr(self.model, "intervals"):
+            intervals = self.model.intervals()
+            self.state.intervals = _plain(intervals)
+            self.bars = ColumnDataSource(data=clipped(intervals, 0.0))
+            self.now = Span(location=0.0, dimension="height", line_color="#d4541a", line_width=2)
+            layers = {"bars": self.bars, "now": self.now}
         self.status = Div(text="", sizing_mode="stretch_width")
         self.gate = Div(text="", visible=False, sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         self.reset_button = Button(label="Reset", width=80, button_type="light")
@@ -180,6 +221,7 @@ class Transport(param.Parameterized):
                 reveal=self.reveal,
                 marker=self.marker,
                 status=self.status,
+                **layers,
             ),
             code=PLAYER_JS,
         )
@@ -263,6 +305,11 @@ class Transport(param.Parameterized):
         template = self._template()
         with pn.io.hold(self.state.document):
             self.reveal.data = revealed(trajectory, t)
+            if self.bars is not None and self.now is not None:
+                intervals = self.model.intervals()
+                self.state.intervals = _plain(intervals)
+                self.bars.data = clipped(intervals, t)
+                self.now.location = t
             self.marker.data = {k: [v] for k, v in sample(trajectory, t).items()}
             pause_at = self.model.pause_at
             self.state.update(
@@ -273,6 +320,11 @@ class Transport(param.Parameterized):
                 template=readout_html(template, busy=True),
             )
             self.status.text = readout_html(fill_template(template, sample(trajectory, t)))
+
+
+def _plain(columns: Mapping[str, Sequence]) -> dict[str, list]:
+    """Columns as plain lists (floats stay floats, labels stay text), as the page receives them."""
+    return {key: [v.item() if isinstance(v, np.generic) else v for v in column] for key, column in columns.items()}
 
 
 def _columns(trajectory: Mapping[str, np.ndarray]) -> dict[str, list[float]]:

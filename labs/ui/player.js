@@ -1,6 +1,7 @@
 // Browser-side playback shared by every lab: the one CustomJS callback of a Transport.
 // Args in scope: state (PlaybackState, whose trajectory holds the breakpoints), play, step_button
-// and reset_button (Button), speed_select (Select), reveal and marker (ColumnDataSource), status (Div).
+// and reset_button (Button), speed_select (Select), reveal and marker (ColumnDataSource), status (Div),
+// and for a lab with interval bars (a Gantt), bars (ColumnDataSource) and now (Span).
 // cb_obj says what happened: a click on one of the buttons, or a server change to the state.
 // During Play nothing below sends a message: every visual change uses setv(..., {sync: false}).
 // The only synced write is send(), once per Pause, end, Step, Reset or edit-while-playing.
@@ -49,6 +50,15 @@ function frame(t) {
   for (const key of keys) {
     revealed[key].push(values[key])
     point[key] = [values[key]]
+  }
+  if (typeof bars !== "undefined") {  // interval bars, clipped at t exactly as playback.clipped() does
+    const full = state.intervals
+    const shown = {}
+    for (const key of Object.keys(full)) shown[key] = Array.from(full[key])
+    shown.end = full.start.map((start, i) => Math.max(start, Math.min(full.end[i], t)))
+    shown.label = full.label.map((label, i) => t >= full.start[i] ? label : "")
+    bars.setv({data: shown}, {sync: false})
+    now.setv({location: t}, {sync: false})
   }
   reveal.setv({data: revealed}, {sync: false})
   marker.setv({data: point}, {sync: false})
