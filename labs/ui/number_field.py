@@ -9,8 +9,31 @@ from labs.timed import InvalidInput, TimedModel, format_number
 from labs.ui.text_field import TextField
 
 
+def shown(value: object) -> str:
+    """How a control's value reads in its field: numbers without trailing zeros, text as it is.
+
+    Parameters
+    ----------
+    value : object
+        A number, the text of a text control (e.g. a list of layers), or None for an optional
+        control that is off (an empty field).
+
+    Returns
+    -------
+    str
+        The field's text.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return format_number(value)
+
+
 class NumberField(Viewer):
     """Edit one control of a :class:`~labs.timed.TimedModel` by typing an exact value.
+
+    Text controls (a model whose ``apply`` parses the text, such as a list of layers) work the same.
 
     The field's accessible name is the control's label plus its unit. A refused value leaves the
     model untouched, puts the last valid value back in the field and shows why, right below it.
@@ -26,7 +49,7 @@ class NumberField(Viewer):
         label = self.model.param[self.control].label
         self.input = TextField(
             label=f"{label} ({self.unit})" if self.unit else label,
-            value=format_number(getattr(self.model, self.control)),
+            value=shown(getattr(self.model, self.control)),
         )
         self.input.param.watch(self._typed, "value")
         self.model.param.watch(self._model_changed, self.control)
@@ -36,20 +59,20 @@ class NumberField(Viewer):
         self.input.error = event.new
 
     def _typed(self, event: param.parameterized.Event) -> None:
-        shown = format_number(getattr(self.model, self.control))
-        if event.new == shown:
+        current = shown(getattr(self.model, self.control))
+        if event.new == current:
             self.error = ""
             return
         try:
             self.model.apply(self.control, event.new)
         except InvalidInput as refusal:
-            self.input.value = shown  # (its own event finds the value shown and clears the error)
+            self.input.value = current  # (its own event finds the value shown and clears the error)
             self.error = str(refusal)
             return
         self.error = ""
 
     def _model_changed(self, event: param.parameterized.Event) -> None:
-        self.input.value = format_number(event.new)
+        self.input.value = shown(event.new)
 
     def __panel__(self) -> TextField:
         return self.input
