@@ -25,7 +25,13 @@ def test_initial_readout_follows_the_contract(lab):
 
 def test_inputs_are_named_for_the_contract(lab):
     names = [f.input.label for f in lab.fields]
-    assert names == ["Arrival rate λ (units/s)", "Service rate μ (units/s)", "Initial backlog q0 (units)"]
+    assert names == [
+        "Arrival rate λ (units/s)",
+        "Service rate μ (units/s)",
+        "Initial backlog q0 (units)",
+        "Arrivals stop at (s)",
+    ]
+    assert field(lab, "arrivals_stop").input.value == "never"
 
 
 def test_typing_applies_and_redraws(lab):
@@ -131,3 +137,70 @@ def test_reveal_and_sample_interpolate_breakpoints():
 @pytest.mark.parametrize(("value", "ceiling"), [(0, 1), (4.4, 5), (11, 20), (14.3, 20), (230, 250)])
 def test_nice_ceiling(value, ceiling):
     assert nice_ceiling(value) == ceiling
+
+
+def test_stop_time_field_takes_a_time_and_clears_back_to_never(lab):
+    stop = field(lab, "arrivals_stop")
+    field(lab, "arrival_rate").input.value = "4"
+    field(lab, "service_rate").input.value = "3"
+    assert not lab.stop_line.visible and not lab.stop_label.visible
+    stop.input.value = "5"
+    assert lab.model.arrivals_stop == 5 and stop.input.value == "5"
+    assert lab.stop_line.visible and lab.stop_line.location == 5
+    assert lab.stop_label.visible and lab.stop_label.text == "arrivals stop at 5 s"
+    assert "arrivals stop" in lab.figure.title.text
+    text = status_text(lab)
+    assert "arrivals stop at 5 s" in text and "net rate λ − μ = +1.00" in text and "−3.00 units/s after" in text
+    assert lab.transport.state.trajectory == {"t": [0, 5, 8, 10], "backlog": [4, 9, 0, 0]}
+    send(lab, "pause", 7)
+    assert "t = 7.00 s" in status_text(lab) and "backlog = 3.00 units" in status_text(lab)
+    stop.input.value = ""
+    assert lab.model.arrivals_stop is None and stop.input.value == "never"
+    assert not lab.stop_line.visible and not lab.stop_label.visible
+    assert "arrivals stop" not in status_text(lab) and "arrivals stop" not in lab.figure.title.text
+    assert lab.model.t == 7  # an edit keeps the clock
+    stop.input.value = "2,5"
+    assert lab.model.arrivals_stop == 2.5 and stop.input.value == "2.5"
+    stop.input.value = "Never"
+    assert lab.model.arrivals_stop is None and stop.input.value == "never"
+
+
+@pytest.mark.parametrize("typed", ["abc", "-1", "nan", "inf", "1e9"])
+def test_stop_time_refusal_reverts_and_says_why(lab, typed):
+    stop = field(lab, "arrivals_stop")
+    stop.input.value = "6"
+    before = lab.transport.status.text
+    stop.input.value = typed
+    assert lab.model.arrivals_stop == 6 and stop.input.value == "6"
+    assert "Arrivals stop at" in stop.error and "kept 6" in stop.error and stop.input.error == stop.error
+    assert lab.transport.status.text == before
+    stop.input.value = ""
+    assert stop.error == "" and stop.input.value == "never"
+    stop.input.value = "x"
+    assert "kept never" in stop.error and lab.model.arrivals_stop is None
+
+
+def test_reset_clears_the_stop_time(lab):
+    field(lab, "arrivals_stop").input.value = "3"
+    send(lab, "reset")
+    assert lab.model.arrivals_stop is None and field(lab, "arrivals_stop").input.value == "never"
+    assert not lab.stop_line.visible
+
+
+def test_a_stop_past_the_horizon_is_not_drawn(lab):
+    field(lab, "arrivals_stop").input.value = "50"
+    assert lab.model.arrivals_stop == 50 and not lab.stop_line.visible and not lab.stop_label.visible
+
+
+def test_conceal_hides_the_rates_and_the_height_left_at_the_stop(lab):
+    field(lab, "arrival_rate").input.value = "4"
+    field(lab, "service_rate").input.value = "3"
+    field(lab, "arrivals_stop").input.value = "5"
+    assert lab.figure.y_range.end == 10  # the peak, 9 at t = 5
+    lab.conceal = True
+    text = status_text(lab)
+    assert "net rate" not in text and "3.00" not in text and "arrivals stop at 5 s" in text
+    assert lab.figure.y_range.end == 20  # scaled as if arrivals went on: 4 + 1 × 10 = 14
+    assert lab.transport.reveal.data == {"t": [0.0], "backlog": [4.0]}  # nothing of the path ahead
+    lab.conceal = False
+    assert lab.figure.y_range.end == 10 and "net rate" in status_text(lab)

@@ -281,8 +281,29 @@ def test_conceal_hides_what_answers_the_exercise():
     lab.conceal = True
     text = status_text(lab)
     assert "attainable = ? GFLOP/s" in text and "800" not in text
-    assert "ridge = 10 FLOP/byte" in text
+    # Nothing else gives 800 away: not the ridge (P/B), not the finish time (8 GFLOP / 10 ms) ...
+    assert "ridge = ? FLOP/byte" in text and "10" not in text
+    assert "of 10 ms" not in text and "device time = 0.00 ms" in text
+    assert lab.ridge_label.text == "ridge = ? FLOP/byte"
+    assert "8 GFLOP" not in lab.race.title.text and lab.race.xaxis[0].major_label_text_alpha == 0
+    # ... nor hovering the roof, which prints attainable at every I.
+    assert lab.roof_hover.renderers == []
     assert lab.kernel.data["y"] == [] and not lab.kernel_label.visible
     assert not lab.compute_done.visible and lab.alone.data["time"] == []
+    assert not lab.memory_done_label.visible and not lab.compute_done_label.visible
     lab.conceal = False
-    assert "attainable = 800 GFLOP/s" in status_text(lab) and lab.kernel.data["y"] == [800]
+    text = status_text(lab)
+    assert "attainable = 800 GFLOP/s" in text and lab.kernel.data["y"] == [800]
+    assert "ridge = 10 FLOP/byte" in text and "of 10 ms" in text
+    assert lab.ridge_label.text == "ridge = 10 FLOP/byte"
+    assert lab.race.title.text == "Play: 8 GFLOP on this device" and lab.race.xaxis[0].major_label_text_alpha == 1
+    assert lab.roof_hover.renderers == [lab.roof_line]
+
+
+def test_conceal_leaves_the_controls_own_values():
+    lab = RooflineLab(presets=False)
+    lab.model.param.update(intensity=8, bandwidth=75)
+    lab.conceal = True
+    text = status_text(lab)
+    assert "600" not in text and "13.33" not in text
+    assert [f.input.value for f in lab.fields] == ["8", "75"]

@@ -201,7 +201,7 @@ class QueueLab(LabView):
                 f"waiting Wq = {ref.Wq:.2f} s.</p>"
             )
         if self.model.arrivals_stop is not None:
-            body += "<p>These are long-run figures for arrivals that never stop; the stop time is not in them.</p>"
+            body += "<p>The M/M/1 reference assumes arrivals never stop: the stop time is not part of it.</p>"
         # Inline styles: Panel replaces the stylesheets of the Bokeh models it renders.
         return (
             '<section aria-label="M/M/1 reference" style="border:1px dashed #6a3d9a;border-radius:6px;'

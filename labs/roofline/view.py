@@ -299,7 +299,7 @@ class RooflineLab(LabView):
             regime = f"{m.regime}: I = {intensity} is left of the ridge"
         else:
             regime = f"{m.regime}: I = {intensity} is right of the ridge"
-        ridge = escape(f"ridge = {significant(m.ridge)} FLOP/byte")
+        ridge = escape(f"ridge = {'?' if self.conceal else significant(m.ridge)} FLOP/byte")
         if self.conceal:
             head = (
                 "<strong>attainable = ? GFLOP/s</strong> · memory-bound or compute-bound: "
@@ -310,8 +310,10 @@ class RooflineLab(LabView):
                 f"<strong>{escape('attainable = ' + performance(m.attainable))}</strong> · {escape(regime)} · {ridge}"
             )
         finish = significant(m.finish_time / seconds)
+        # While concealed the finish time stays out: 8 GFLOP over it is the attainable rate.
+        of_finish = "" if self.conceal else f" of {finish}"
         race = escape(
-            f"Play: device time = {{time:2}} of {finish} {unit} · "
+            f"Play: device time = {{time:2}}{of_finish} {unit} · "
             "bytes moved {bytes_pct:0}% · FLOPs done {flops_pct:0}%"
         )
         memory = significant(m.memory_time / seconds)
@@ -391,7 +393,7 @@ class RooflineLab(LabView):
             line_width=1.5,
         )
         self.roof = ColumnDataSource(data={"x": [], "y": [], "P": [], "B": []})
-        roof_line = fig.line("x", "y", source=self.roof, line_width=4, color="#1f3b57")
+        self.roof_line = roof_line = fig.line("x", "y", source=self.roof, line_width=4, color="#1f3b57")
         self.ridge_line = Span(
             dimension="height",
             line_dash="dotted",
@@ -411,14 +413,15 @@ class RooflineLab(LabView):
         )
         fig.add_layout(self.kernel_label)
         hover_roof = CustomJSHover(args={"info": self.roof}, code=HOVER_CODE)
+        self.roof_hover = HoverTool(
+            renderers=[roof_line],
+            mode="vline",
+            line_policy="none",
+            tooltips=[("roofline", "$x{custom}")],
+            formatters={"$x": hover_roof},
+        )
         fig.add_tools(
-            HoverTool(
-                renderers=[roof_line],
-                mode="vline",
-                line_policy="none",
-                tooltips=[("roofline", "$x{custom}")],
-                formatters={"$x": hover_roof},
-            ),
+            self.roof_hover,
             HoverTool(
                 renderers=[point],
                 tooltips=[
@@ -531,7 +534,9 @@ class RooflineLab(LabView):
         self.compute_name.update(x=x1, y=label_y, x_offset=-6, visible=ridge <= x1 / 8)
         self.ridge_line.update(location=ridge, visible=on_chart)
         self.ridge_point.data = {"x": [ridge] if on_chart else [], "y": [P] if on_chart else []}
-        ridge_text = f"ridge = {significant(ridge)} FLOP/byte"
+        ridge_text = "ridge = ? FLOP/byte" if self.conceal else f"ridge = {significant(ridge)} FLOP/byte"
+        # The roof's hover prints attainable at every I: off while an exercise hides the answer.
+        self.roof_hover.renderers = [] if self.conceal else [self.roof_line]
         ridge_left = ridge > 128  # keep the label inside the plot on a narrow screen
         self.ridge_label.update(
             x=min(max(ridge, x0), x1),
@@ -565,7 +570,12 @@ class RooflineLab(LabView):
         end = PLAYBACK_RANGE[1] * m.time_scale / seconds
         self.race.x_range.update(start=0, end=end)
         self.race.xaxis.axis_label = f"device time ({unit})"
-        self.race.title.text = f"Play: {significant(m.work)} GFLOP on this device"
+        # While concealed: no work figure and no time ticks (the axis ends at the finish time at
+        # some settings; work over finish time is the answer).
+        self.race.xaxis.major_label_text_alpha = 0.0 if self.conceal else 1.0
+        self.race.title.text = (
+            "Play: the workload on this device" if self.conceal else f"Play: {significant(m.work)} GFLOP on this device"
+        )
         memory, compute = m.memory_time / seconds, m.compute_time / seconds
         alone = {"time": [0.0, compute, max(end, compute)], "flops_pct": [0, 100, 100]}
         self.alone.data = {key: [] for key in alone} if self.conceal else alone
