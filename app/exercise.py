@@ -46,6 +46,11 @@ def describe_step(step: Step, model_class: type) -> str:
     return f"Press Play or Step until t = {format_number(step.value)} s"
 
 
+def _same(now: float | None, wanted: float) -> bool:
+    """Whether a control's value is the one a ``set`` step asks for (an unset optional control never is)."""
+    return now is not None and math.isclose(now, wanted, abs_tol=1e-9)
+
+
 def model_reading(model: TimedModel, exercise: Exercise) -> float:
     """Read the exercise's quantity from the model: the value the feedback compares against.
 
@@ -195,7 +200,7 @@ class ExerciseRunner(Viewer):
     # -- progress ----------------------------------------------------------------------------
     def _step_done(self, step: Step) -> bool:
         if step.kind == "set":
-            return math.isclose(getattr(self.model, step.control), step.value, abs_tol=1e-9)
+            return _same(getattr(self.model, step.control), step.value)
         if step.kind == "predict":
             return self.locked
         if step.kind == "run":
@@ -223,10 +228,10 @@ class ExerciseRunner(Viewer):
                 wanted[step.control] = step.value
         for control, value in wanted.items():
             now = getattr(self.model, control)
-            if not math.isclose(now, value, abs_tol=1e-9):
+            if not _same(now, value):
                 label = self.model.param[control].label
                 self.notice = (
-                    f"{label} is {format_number(now)} now, but this exercise needs "
+                    f"{label} is {'never' if now is None else format_number(now)} now, but this exercise needs "
                     f"{format_number(value)}. Set it back to see the comparison."
                 )
                 return

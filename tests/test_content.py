@@ -56,6 +56,23 @@ def test_seed_numbers():
     assert answers[("hidden", "compute-roof")] == 1000
 
 
+def test_exercises_that_need_the_model():
+    """Beyond the seeds: answers that take the formula, not one subtraction of the prompt's numbers."""
+    answers = {(lesson.slug, e.id): e.answer for lesson, e in EXERCISES}
+    assert answers[("overlap", "part-way")] == 1  # 4 + (2 − 3) × 3
+    assert answers[("buckets", "backward-ends")] == 9  # 4 + (4 − 3) × 5
+    assert answers[("buckets", "exposed-tail")] == 8  # 5 + 9 / 3, arrivals stop at 5
+    assert answers[("hidden", "shared-bandwidth")] == 600  # 8 × 75
+    assert answers[("hidden", "shared-roof")] == 1000  # 16 × 75 = 1200 > P
+
+
+def test_the_tail_exercise_uses_the_stop_time():
+    lesson = next(lesson for lesson in LESSONS if lesson.slug == "buckets")
+    exercise = lesson.exercise("exposed-tail")
+    assert any(step.kind == "set" and step.control == "arrivals_stop" and step.value == 5 for step in exercise.steps)
+    assert exercise.quantity == "drain_time"
+
+
 GOOD = """---
 title: A test lesson
 lab: queue

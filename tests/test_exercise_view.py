@@ -172,3 +172,46 @@ def test_the_lab_hides_the_answer_until_the_exercise_has_run(page):
     send(lab, "step")
     assert runner.finished
     assert not lab.conceal and "net rate λ − μ = +1.00" in status_text(lab)
+
+
+def test_a_step_that_sets_the_optional_stop_time(page):
+    lab, session, progress, runners = page
+    runner = runners["exposed-tail"]
+    prepare(lab, runner, 4, 3)
+    assert runner.current == 3, "the stop time still reads never: not done"
+    type_into(lab, "arrivals_stop", 5)
+    assert runner.current == 4
+    lock(runner, "8")
+    assert lab.conceal and "net rate" not in status_text(lab)
+    for _ in range(10):
+        send(lab, "step")
+    assert runner.finished and runner.correct
+    assert "lab shows 8.00" in feedback(runner)
+
+
+def test_clearing_the_stop_time_holds_back_the_feedback(page):
+    lab, session, progress, runners = page
+    runner = runners["exposed-tail"]
+    prepare(lab, runner, 4, 3)
+    type_into(lab, "arrivals_stop", 5)
+    lock(runner, "8")
+    type_into(lab, "arrivals_stop", "")
+    for _ in range(10):
+        send(lab, "step")
+    assert not runner.finished
+    assert "Arrivals stop at is never now, but this exercise needs 5" in runner.notice
+    type_into(lab, "arrivals_stop", 5)
+    assert runner.finished and runner.correct
+
+
+def test_no_step_list_names_the_answer():
+    from app.catalog import lab_kinds
+    from app.exercise import describe_step
+
+    for lesson in load_lessons():
+        model_class = lab_kinds()[lesson.lab].model
+        for exercise in lesson.exercises:
+            answer = f"{exercise.answer:g}"
+            for step in exercise.steps:
+                text = describe_step(step, model_class)
+                assert not re.search(rf"(?<![\d.]){re.escape(answer)}(?![\d])", text), (lesson.slug, exercise.id, text)

@@ -85,7 +85,9 @@ def test_progress_survives_a_reload(page):
     page.goto(page.base_url + "/")
     listing = page.get_by_role("list", name=f"Exercises in {lesson.title}")
     expect(listing.get_by_role("listitem").first).to_contain_text("done")
-    expect(page.get_by_role("navigation", name="Lessons")).to_contain_text("1 of 2 exercises done")
+    expect(page.get_by_role("navigation", name="Lessons")).to_contain_text(
+        f"1 of {len(lesson.exercises)} exercises done"
+    )
 
 
 def test_lesson_links_and_bad_urls(page):
@@ -118,3 +120,36 @@ def test_screenshot_of_a_lesson(page, width):
         assert box_lab["x"] < 40 and box_lab["width"] <= width, "stacked on a phone"
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / f"lesson-{width}px.png"), full_page=True)
+
+
+def _hover_on_the_roofline(page: Page, lab: Locator) -> int:
+    """Move the mouse onto the roofline plot and count the roof's hover tooltips shown."""
+    box = lab.locator(".bk-Canvas").first.bounding_box()
+    page.mouse.move(box["x"] + 2, box["y"] + 2)
+    page.wait_for_timeout(200)
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
+    page.wait_for_timeout(800)
+    return page.get_by_text("FLOP/byte: attainable").count()
+
+
+def test_nothing_gives_the_answer_away_until_the_exercise_has_run(page):
+    lesson = next(lesson for lesson in LESSONS if lesson.slug == "hidden")
+    exercise = lesson.exercise("memory-bound")
+    lab, region = open_exercise_from_index(page, lesson, exercise)
+    lab.get_by_role("button", name="Reset").click()
+    type_value(lab, "Arithmetic intensity I", "8")
+    type_value(lab, "Memory bandwidth B", "100")
+    status = lab.get_by_role("status").first
+    expect(status).to_contain_text("attainable = ? GFLOP/s")
+    expect(status).to_contain_text("ridge = ? FLOP/byte")
+    text = status.inner_text()
+    assert "800" not in text and "10" not in text, text  # neither the answer nor 8 GFLOP / 10 ms
+    lab.scroll_into_view_if_needed()
+    assert _hover_on_the_roofline(page, lab) == 0, "the roof's hover prints attainable"
+    region.get_by_role("textbox", name="Your prediction").fill("800")
+    region.get_by_role("button", name="Lock prediction").click()
+    lab.get_by_role("combobox", name="Speed").select_option("4×")
+    lab.get_by_role("button", name="Play").click()
+    expect(region.get_by_role("status")).to_contain_text("Correct", timeout=20_000)
+    expect(status).to_contain_text("ridge = 10 FLOP/byte")
+    assert _hover_on_the_roofline(page, lab) == 1, "the hover is back once the exercise has run"

@@ -155,3 +155,46 @@ def test_two_browsers_do_not_share_state(page, browser):
         expect(other_lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value("1")
     finally:
         other_context.close()
+
+
+def test_arrivals_stop_at_drains_the_tail_and_clears_back_to_never(page):
+    lab = open_lab(page, "/queue", "Queue lab")
+    stop = lab.get_by_role("textbox", name="Arrivals stop at")
+    expect(stop).to_have_value("never")
+    set_rates(lab, "4", "3")
+    type_value(lab, "Arrivals stop at", "5")
+    status = lab.get_by_role("status").first
+    expect(status).to_contain_text("arrivals stop at 5 s")
+    lab.get_by_role("combobox", name="Speed").select_option("4×")
+    lab.get_by_role("button", name="Play").click()
+    seen: list[tuple[float, float]] = []
+
+    def sample_until_done() -> bool:
+        now = readings(lab)
+        seen.append((now["t"], now["backlog"]))
+        return seen[-1][0] >= 10
+
+    wait_until(sample_until_done, timeout=20)
+    for t, backlog in seen:  # the browser interpolates between the model's breakpoints (5 s and 8 s)
+        expected = 4 + t if t <= 5 else max(0.0, 9 - 3 * (t - 5))
+        assert backlog == pytest.approx(expected, abs=0.011), (t, backlog)
+    assert any(5 < t < 8 for t, _ in seen), seen
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    type_value(lab, "Arrivals stop at", "")
+    expect(stop).to_have_value("never")
+    wait_for_reading(lab, "backlog", 14)  # t kept at 10; arrivals never stop again
+    expect(status).not_to_contain_text("arrivals stop")
+
+
+@pytest.mark.parametrize("typed", ["abc", "-1", "nan", "1e9"])
+def test_invalid_stop_time_is_refused_and_changes_nothing(page, typed):
+    lab = open_lab(page, "/queue", "Queue lab")
+    type_value(lab, "Arrivals stop at", "3")
+    expect(lab.get_by_role("status").first).to_contain_text("arrivals stop at 3 s")
+    before = readout(lab)
+    type_value(lab, "Arrivals stop at", typed)
+    alert = lab.get_by_role("alert")
+    expect(alert).to_contain_text("Arrivals stop at")
+    expect(alert).to_contain_text("kept 3")
+    expect(lab.get_by_role("textbox", name="Arrivals stop at")).to_have_value("3")
+    assert readout(lab) == before
