@@ -193,8 +193,6 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
     lab_name = data.get("lab", lesson_lab)
     if lab_name not in kinds:
         raise SpecError(path, f"unknown lab {lab_name!r}; known: {', '.join(kinds)}", exercise_id, "lab")
-    if lab_name != lesson_lab:
-        raise SpecError(path, f"the lesson sits beside the {lesson_lab} lab", exercise_id, "lab")
     lab = kinds[lab_name]
     raw_steps = data["steps"]
     if not isinstance(raw_steps, list) or not raw_steps:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable
 
 import param
 from panel.viewable import Viewer
 
+from app.catalog import lab_kinds
 from app.content import Exercise, Step
 from app.exercise_card import ExerciseCard
 from app.progress import ProgressStore
@@ -18,6 +20,7 @@ class ExerciseSession(param.Parameterized):
     """Which exercise on a lesson page is active; at most one drives the lab at a time."""
 
     active = param.String(default="", doc="The id of the active exercise, or '' for none.")
+    active_lab = param.String(default="", doc="The lab the active exercise uses (set before ``active``).")
 
 
 def describe_step(step: Step, model_class: type) -> str:
@@ -88,11 +91,12 @@ class ExerciseRunner(Viewer):
     session = param.ClassSelector(class_=ExerciseSession, doc="Which exercise on the page is active.")
     progress = param.ClassSelector(class_=ProgressStore, doc="This browser's finished exercises.")
 
-    def __init__(self, lab: Viewer, **params):
+    def __init__(self, lab: Viewer | None = None, lab_provider: Callable[[], Viewer] | None = None, **params):
         super().__init__(**params)
-        self.lab = lab
-        self.model = lab.model
-        self.transport = lab.transport
+        self.lab: Viewer | None = None
+        self.model: TimedModel | None = None
+        self.transport = None
+        self._lab_provider = lab_provider
         spec: Exercise = self.exercise
         self.key = f"{self.lesson_slug}/{spec.id}"
         self.card = ExerciseCard(
@@ -100,12 +104,23 @@ class ExerciseRunner(Viewer):
             label=f"Exercise: {spec.title}",
             prediction_label=f"Your prediction ({spec.unit})",
         )
-        self.model.param.watch(self._lab_changed, ["t", *self.model.controls])
-        self.transport.param.watch(self._lab_reset, "resets")
+        if lab is not None:
+            self._attach(lab)
         self.session.param.watch(self._active_changed, "active")
         self.param.watch(self._draw, ["current", "prediction", "shown", "notice"])
         self.progress.param.watch(self._draw, "completed")
         self._draw()
+
+    def _attach(self, lab: Viewer) -> None:
+        """Start watching ``lab``: a lab the page builds only when one of its exercises starts."""
+        self.lab, self.model, self.transport = lab, lab.model, lab.transport
+        self.model.param.watch(self._lab_changed, ["t", *self.model.controls])
+        self.transport.param.watch(self._lab_reset, "resets")
+
+    @property
+    def model_class(self) -> type:
+        """The lab's model class, known before the lab itself is built."""
+        return lab_kinds()[self.exercise.lab].model
 
     # -- state -------------------------------------------------------------------------------
     @property
@@ -125,18 +140,23 @@ class ExerciseRunner(Viewer):
 
     def start(self) -> None:
         """Make this the active exercise and begin it from its first step."""
+        if self.lab is None and self._lab_provider is not None:
+            self._attach(self._lab_provider())
         self.param.update(current=0, prediction=None, shown=None, notice="")
         self.card.prediction = ""
         if self.session.active == self.exercise.id:
             self._apply_gate()
-        self.session.active = self.exercise.id
+        self.session.param.update(active_lab=self.exercise.lab, active=self.exercise.id)
         self._advance()
 
     def _active_changed(self, event: param.parameterized.Event) -> None:
-        if event.old == self.exercise.id and event.new != self.exercise.id:
+        if event.old == self.exercise.id and event.new != self.exercise.id and self.model is not None:
             if self.model.pause_at is not None:
                 self.model.pause_at = None
                 self.transport.refresh()
+            if self.session.active_lab != self.exercise.lab:  # the page now shows another lab: free this one
+                self.transport.param.update(allowed=True, reason="")
+                self.lab.conceal = False
             self.param.update(current=0, prediction=None, shown=None, notice="")
             self.card.prediction = ""
         if event.new == self.exercise.id:
@@ -144,6 +164,8 @@ class ExerciseRunner(Viewer):
         self._draw()
 
     def _apply_gate(self) -> None:
+        if self.lab is None:
+            return
         reason = ""
         if self.active and not self.finished:
             runs_left = any(step.kind == "run" for step in self.exercise.steps[self.current :])
@@ -266,7 +288,7 @@ class ExerciseRunner(Viewer):
         spec = self.exercise
         items = []
         for index, step in enumerate(spec.steps):
-            text = html.escape(describe_step(step, type(self.model)))
+            text = html.escape(describe_step(step, self.model_class))
             if self.active and index < self.current:
                 items.append(f'<li class="done">✓ {text}<span class="sr-only"> (done)</span></li>')
             elif self.active and index == self.current:

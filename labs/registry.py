@@ -18,6 +18,7 @@ from typing import Any
 LAB_PACKAGES: tuple[str, ...] = (
     "labs.queue",
     "labs.roofline",
+    "labs.timeline",
 )
 
 

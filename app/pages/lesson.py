@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import html
+from functools import partial
 
 import panel as pn
+import param
 
 from app.catalog import lab_kinds
 from app.content import Exercise, Lesson
@@ -18,6 +20,31 @@ LAYOUT_CSS = """
 :host { gap: 24px; }
 .lesson-text { max-width: 760px; }
 """
+
+
+class LabShelf:
+    """The labs one lesson page uses, each built for the session the first time it is needed."""
+
+    def __init__(self, main: str):
+        self.main = main
+        self._views: dict[str, pn.viewable.Viewer] = {}
+
+    def view(self, slug: str) -> pn.viewable.Viewer:
+        """The session's view of lab ``slug``, built on first use.
+
+        Parameters
+        ----------
+        slug : str
+            A registered lab.
+
+        Returns
+        -------
+        panel.viewable.Viewer
+            The same view every time for this page.
+        """
+        if slug not in self._views:
+            self._views[slug] = lab_kinds()[slug].lesson_view()
+        return self._views[slug]
 
 
 def _neighbours(lesson: Lesson) -> str:
@@ -83,13 +110,21 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
     panel.viewable.Viewable
         Text and lab side by side on a wide screen, stacked on a phone.
     """
-    lab = lab_kinds()[lesson.lab].lesson_view()
+    shelf = LabShelf(lesson.lab)
     session = ExerciseSession()
     text: list[pn.viewable.Viewable] = []
     runners: list[ExerciseRunner] = []
     for part in lesson.parts:
         if isinstance(part, Exercise):
-            runner = ExerciseRunner(lab=lab, session=session, progress=progress, exercise=part, lesson_slug=lesson.slug)
+            lab = shelf.view(part.lab) if part.lab == lesson.lab else None
+            runner = ExerciseRunner(
+                lab=lab,
+                lab_provider=partial(shelf.view, part.lab),
+                session=session,
+                progress=progress,
+                exercise=part,
+                lesson_slug=lesson.slug,
+            )
             runners.append(runner)
             text.append(runner)
         else:
@@ -106,7 +141,7 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
         styles={"flex": "1 1 420px", "min-width": "300px"},
     )
     lab_slot = deferred(
-        lambda: lab,
+        lambda: shelf.view(session.active_lab or lesson.lab),
         sizing_mode="stretch_width",
         styles={
             "flex": "1 1 420px",
@@ -116,6 +151,14 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
             "align-self": "flex-start",
         },
     )
+
+    def show_active_lab(event: param.parameterized.Event) -> None:
+        if lab_slot.objects:  # once the page has loaded: the lab of the active exercise
+            wanted = shelf.view(event.new or lesson.lab)
+            if lab_slot.objects[0] not in (wanted, wanted.__panel__()):
+                lab_slot.objects = [wanted]
+
+    session.param.watch(show_active_lab, "active_lab")
     return pn.FlexBox(
         text_column,
         lab_slot,

@@ -1,1 +1,23 @@
-"""The bucket timeline lab: DDP gradient buckets, the all-reduce stream and the exposed tail."""
+"""The bucket timeline lab: DDP's gradient buckets, the all-reduce stream and the exposed tail of one step."""
+
+from labs.registry import LabRegistration
+
+LAB = LabRegistration(
+    slug="timeline",
+    title="Bucket timeline lab",
+    blurb="DDP's gradient buckets, the all-reduce stream beside backward, and the exposed tail.",
+    intro=(
+        "Choose a model and the bucket caps, then Step or Play through one training step: backward "
+        "runs from the last layer to the first, each bucket's all-reduce starts once its gradients "
+        "are ready and the one before it is done, and what is left after backward is exposed."
+    ),
+    model="labs.timeline.model:TimelineModel",
+    view="labs.timeline.view:TimelineLab",
+    units={
+        "exposed": "ms",
+        "step_time": "ms",
+        "bucket_count": "buckets",
+        "backward_end": "ms",
+        "no_overlap_step": "ms",
+    },
+)

@@ -23,6 +23,8 @@ class LabView(Viewer):
     """
 
     title = "Lab"
+    has_bars = False
+    """Whether the lab draws interval bars (a Gantt) that playback clips at t; see :meth:`bar_columns`."""
 
     model = param.ClassSelector(class_=TimedModel, doc="This session's model.")
     conceal = param.Boolean(
@@ -32,7 +34,12 @@ class LabView(Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.transport = Transport(model=self.model, template=self._template, redraw=self.refresh)
+        self.transport = Transport(
+            model=self.model,
+            template=self._template,
+            redraw=self.refresh,
+            bars=self.bar_columns if self.has_bars else None,
+        )
         self._layout: NamedRegion | None = None
 
     def _assemble(self, controls: list[pn.viewable.Viewable], *below: Model) -> None:
@@ -52,6 +59,10 @@ class LabView(Viewer):
             object=self.transport.view(*below),
             sizing_mode="stretch_width",
         )
+
+    def bar_columns(self) -> dict[str, list]:
+        """The lab's interval bars as columns (``start``, ``end``, ``label``, ...), for ``has_bars`` labs."""
+        raise NotImplementedError
 
     def _template(self) -> str:
         raise NotImplementedError

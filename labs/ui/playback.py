@@ -168,10 +168,10 @@ class Transport(param.Parameterized):
     """Reset, Step, Play/Pause and a speed choice for one model, plus the shared readout.
 
     The lab's view draws ``reveal`` (the path so far) and ``marker`` (the point at t) and supplies
-    the readout template; :meth:`refresh` pushes the model's state to the page. A model with an
-    ``intervals()`` method (Gantt bars: ``start``, ``end``, ``label`` columns) also gets ``bars``
-    (the bars clipped at t, for the view to draw) and ``now`` (a vertical line at t), played back in
-    the browser like the curve.
+    the readout template; :meth:`refresh` pushes the model's state to the page. A view that passes
+    ``bars`` (a function returning Gantt bars: ``start``, ``end``, ``label`` columns and any others)
+    also gets ``self.bars`` (the bars clipped at t, for the view to draw) and ``self.now`` (a
+    vertical line at t), played back in the browser like the curve.
     """
 
     model = param.ClassSelector(class_=TimedModel, doc="The model this transport drives.")
@@ -183,10 +183,12 @@ class Transport(param.Parameterized):
         self,
         template: Callable[[], str],
         redraw: Callable[[], None] | None = None,
+        bars: Callable[[], Mapping[str, Sequence]] | None = None,
         **params,
     ):
         super().__init__(**params)
         self._template = template
+        self._bar_columns = bars
         self._redraw = redraw or self.refresh
         trajectory = self.model.trajectory()
         self.state = PlaybackState(horizon=self.model.horizon, trajectory=_columns(trajectory))
@@ -195,8 +197,8 @@ class Transport(param.Parameterized):
         self.bars: ColumnDataSource | None = None
         self.now: Span | None = None
         layers: dict[str, Model] = {}
-        if hasattr(self.model, "intervals"):
-            intervals = self.model.intervals()
+        if bars is not None:
+            intervals = bars()
             self.state.intervals = _plain(intervals)
             self.bars = ColumnDataSource(data=clipped(intervals, 0.0))
             self.now = Span(location=0.0, dimension="height", line_color="#d4541a", line_width=2)
@@ -305,8 +307,8 @@ class Transport(param.Parameterized):
         template = self._template()
         with pn.io.hold(self.state.document):
             self.reveal.data = revealed(trajectory, t)
-            if self.bars is not None and self.now is not None:
-                intervals = self.model.intervals()
+            if self._bar_columns is not None and self.bars is not None and self.now is not None:
+                intervals = self._bar_columns()
                 self.state.intervals = _plain(intervals)
                 self.bars.data = clipped(intervals, t)
                 self.now.location = t
