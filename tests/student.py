@@ -18,8 +18,8 @@ def open_lab(page: Page, path: str, name: str) -> Locator:
     return lab
 
 
-def type_value(lab: Locator, field: str, value: str) -> None:
-    """Type into the input whose accessible name contains ``field`` and press Enter."""
+def type_value(lab: Locator, field: str | re.Pattern[str], value: str) -> None:
+    """Type into the input whose accessible name contains ``field`` (or matches it) and press Enter."""
     box = lab.get_by_role("textbox", name=field)
     box.fill(value)
     box.press("Enter")
