@@ -71,7 +71,7 @@ class TimelineLab(LabView):
     def _chooser(self, control: str, name: str) -> pn.widgets.Select:
         """A select for one choice control of the model, kept in step with it both ways."""
         select = pn.widgets.Select(
-            name=name,
+            label=name,
             options=list(self.model.param[control].objects),
             value=getattr(self.model, control),
             width=300,
@@ -166,6 +166,11 @@ class TimelineLab(LabView):
         )
         fig.line("cap", "step", source=self.sweep_source, line_width=2, color=COMM_COLOUR)
         fig.scatter("cap", "step", source=self.sweep_point, size=10, color="#333")
+        self.no_overlap_line = Span(location=0, dimension="width", line_dash="dashed", line_color="#555")
+        self.no_overlap_label = Label(x=0.3, y=0, text="no overlap", text_font_size="11px", y_offset=3,
+                                      text_color="#555")
+        fig.add_layout(self.no_overlap_line)
+        fig.add_layout(self.no_overlap_label)
         return fig
 
     # ----- text -----------------------------------------------------------------------------
@@ -218,6 +223,8 @@ class TimelineLab(LabView):
         sweep = m.step_time_sweep()
         self.sweep_source.data = {"cap": list(map(float, sweep.cap_mib)), "step": list(map(float, sweep.step))}
         self.sweep_point.data = {"cap": [float(m.bucket_cap)], "step": [float(m.step_time)]}
+        self.no_overlap_line.location = m.no_overlap_step
+        self.no_overlap_label.y = m.no_overlap_step
         self.sweep.visible = not hidden
         self.table.text = self._table_html()
         if self.preset.value != m.preset:
