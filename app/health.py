@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 
@@ -9,6 +10,27 @@ from tornado.web import RequestHandler
 
 from app.sessions import BuildCounter
 from app.task_timer import TaskTimer
+
+
+def live_objects() -> dict[str, int]:
+    """Count the per-session objects still alive after a full collection (for leak hunting).
+
+    Returns
+    -------
+    dict of str to int
+        Bokeh documents, Panel viewables and param watchers alive now.
+    """
+    from bokeh.document import Document
+    from panel.viewable import Viewable
+
+    gc.collect()
+    counts = {"Document": 0, "Viewable": 0}
+    for item in gc.get_objects():
+        if isinstance(item, Document):
+            counts["Document"] += 1
+        elif isinstance(item, Viewable):
+            counts["Viewable"] += 1
+    return counts
 
 
 class HealthHandler(RequestHandler):
@@ -39,6 +61,8 @@ class HealthHandler(RequestHandler):
             report["tasks"] = TaskTimer.count
             report["longest_gc_ms"] = round(TaskTimer.longest_gc * 1000, 1)
             report["gc_total_ms"] = round(TaskTimer.gc_total * 1000, 1)
+            if self.get_argument("objects", None) == "1":  # bench-only: what a leak would leave behind
+                report["objects"] = live_objects()
             if self.get_argument("reset", None) == "1":
                 TaskTimer.reset()
         self.set_status(200 if BuildCounter.ready else 503)
