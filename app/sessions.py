@@ -24,6 +24,7 @@ from tornado.httpclient import AsyncHTTPClient
 from tornado.httputil import HTTPServerRequest
 
 from app.library import lessons
+from labs.registry import registrations
 
 
 class BuildCounter:
@@ -45,11 +46,12 @@ def page_key(request: HTTPServerRequest) -> tuple[str, str]:
     Returns
     -------
     tuple of str
-        ``(path, lesson slug)`` for a known lesson, ``(path, "")`` for anything else.
+        ``(path, slug)`` for a known lesson or lab, ``(path, "")`` for anything else.
     """
-    if request.path.rstrip("/") == "/lesson":
+    path = request.path.rstrip("/")
+    if path in ("/lesson", "/lab"):
         asked = (request.arguments.get("id") or [b""])[0].decode("utf-8", "replace")
-        known = {lesson.slug for lesson in lessons()}
+        known = {lesson.slug for lesson in lessons()} if path == "/lesson" else {lab.slug for lab in registrations()}
         return (request.path, asked if asked in known else "")
     return (request.path, "")
 
@@ -71,6 +73,8 @@ def warm_up_paths(routes: dict[str, object]) -> list[str]:
     for path in routes:
         if path == "/lesson":
             paths += [f"/lesson?id={lesson.slug}" for lesson in lessons()] + ["/lesson"]
+        elif path == "/lab":
+            paths += [f"/lab?id={lab.slug}" for lab in registrations()] + ["/lab"]
         else:
             paths.append(path)
     return paths

@@ -198,3 +198,19 @@ def test_invalid_stop_time_is_refused_and_changes_nothing(page, typed):
     expect(alert).to_contain_text("kept 3")
     expect(lab.get_by_role("textbox", name="Arrivals stop at")).to_have_value("3")
     assert readout(lab) == before
+
+
+def test_step_is_off_while_playing_and_back_once_paused(page):
+    lab = open_lab(page, "/queue", "Queue lab")
+    step = lab.get_by_role("button", name="Step")
+    expect(step).to_be_enabled()
+    lab.get_by_role("button", name="Play").click()
+    expect(step).to_be_disabled()
+    expect(lab.get_by_role("note")).to_contain_text("Step is off while playing")
+    expect(lab.get_by_role("button", name="Reset")).to_be_enabled()
+    lab.get_by_role("button", name="Pause").click()
+    expect(step).to_be_enabled()
+    expect(lab.get_by_role("note")).to_have_count(0)
+    before = reading(lab, "t")
+    step.click()
+    wait_for_reading(lab, "t", before + 1)

@@ -28,8 +28,8 @@ def test_routes_and_index_come_from_the_registrations():
     served = routes()
     listing = course_list(ProgressStore())
     for lab in registrations():
-        assert f"/{lab.slug}" in served
-        assert f'<a href="./{lab.slug}">{lab.title}</a>' in listing
+        assert f"/{lab.slug}" in served and "/lab" in served
+        assert f'<a href="./lab?id={lab.slug}">{lab.title}</a>' in listing
         assert lab.slug in lab_kinds() and lab_kinds()[lab.slug].title == lab.title
 
 

@@ -49,7 +49,7 @@ def course_list(progress: ProgressStore) -> str:
         '<nav aria-label="Lessons"><h2>Lessons</h2><ol class="course">' + "".join(items) + "</ol></nav>"
         '<nav aria-label="Labs"><h2>Labs</h2><ul>'
         + "".join(
-            f'<li><a href="./{lab.slug}">{html.escape(lab.title)}</a>: {html.escape(lab.blurb)}</li>'
+            f'<li><a href="./lab?id={lab.slug}">{html.escape(lab.title)}</a>: {html.escape(lab.blurb)}</li>'
             for lab in registrations()
         )
         + "</ul></nav>"

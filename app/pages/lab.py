@@ -1,9 +1,16 @@
-"""A lab's standalone page (``/<slug>``), for any registered lab."""
+"""A lab's standalone page, for any registered lab: ``/lab?id=<slug>``, and ``/<slug>`` under ``python -m app``.
+
+``panel serve app/pages/[!_]*.py --index index`` serves this file as ``/lab``, so every lab a
+package registers is reachable there too without a page file of its own.
+"""
 
 from __future__ import annotations
 
+import html
+
 import panel as pn
 
+from app.library import query_param
 from app.shell import deferred, page
 from labs.registry import LabRegistration, registrations
 
@@ -46,5 +53,25 @@ def page_builder(lab: LabRegistration):
 
 
 def lab_routes() -> dict[str, object]:
-    """``/<slug>`` for every registered lab, each with its page function."""
-    return {f"/{lab.slug}": page_builder(lab) for lab in registrations()}
+    """``/lab`` (``?id=<slug>``) and a short ``/<slug>`` for every registered lab, each with its page function."""
+    return {"/lab": build, **{f"/{lab.slug}": page_builder(lab) for lab in registrations()}}
+
+
+def build() -> pn.template.base.BaseTemplate:
+    """Build the lab page the URL's ``id`` asks for, or a clear message if there is no such lab."""
+    slug = query_param("id")
+    lab = next((item for item in registrations() if item.slug == slug), None)
+    if lab is not None:
+        return build_lab_page(lab)
+    known = "".join(
+        f'<li><a href="./lab?id={item.slug}">{html.escape(item.title)}</a></li>' for item in registrations()
+    )
+    asked = html.escape(slug[:80] + ("…" if len(slug) > 80 else "")) if slug else "(none given)"
+    return page(
+        "No such lab",
+        pn.pane.HTML(f'<p role="alert">There is no lab called {asked}. The labs are:</p><ul>{known}</ul>'),
+    )
+
+
+if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+    build().servable()

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import panel as pn
 import param
-from bokeh.core.properties import Any, Dict, Float, Int, String
+from bokeh.core.properties import Any, Bool, Dict, Float, Int, String
 from bokeh.model import DataModel, Model
 from bokeh.models import Button, Column, ColumnDataSource, CustomJS, Div, Row, Select, Span
 
@@ -31,6 +31,8 @@ SPEEDS = {"0.5×": 0.5, "1×": 1.0, "2×": 2.0, "4×": 4.0}
 
 ACTIONS = frozenset({"pause", "end", "sync", "step", "reset"})
 
+PLAYING_NOTE = "Step is off while playing: press Pause, then Step."
+
 _PLACEHOLDER = re.compile(r"\{(\w+)(?::(\d+))?\}")
 
 
@@ -42,6 +44,7 @@ class PlaybackState(DataModel):
     stop_at = Float(default=1e300, help="An earlier stop set by a guided exercise (pause_at).")
     template = String(default="", help="The busy readout's HTML with {t} and {column[:digits]} placeholders.")
     epoch = Int(default=0, help="Bumped by the server to stop any playback in the browser.")
+    allowed = Bool(default=True, help="Whether Step and Play may run (gating); Step returns to this on Pause.")
     ask_time = Int(default=0, help="Bumped by the server after a control edit: a playing page reports t.")
     command = Dict(String, Any, help="Browser to server: {action, t, seq}, one per user action.")
     trajectory = Dict(String, Any, help="The model's trajectory breakpoints by column, with 't'; player.js plays them.")
@@ -205,6 +208,13 @@ class Transport(param.Parameterized):
             layers = {"bars": self.bars, "now": self.now}
         self.status = Div(text="", sizing_mode="stretch_width")
         self.gate = Div(text="", visible=False, sizing_mode="stretch_width", margin=(0, 10, 0, 10))
+        # Shown by player.js while playing (like PhET's time controls, Step works only when paused).
+        self.playing_note = Div(
+            text=f'<p role="note" style="margin:2px 0;color:#444">{PLAYING_NOTE}</p>',
+            visible=False,
+            sizing_mode="stretch_width",
+            margin=(0, 10, 0, 10),
+        )
         self.reset_button = Button(label="Reset", width=80, button_type="light")
         self.step_button = Button(label="Step", width=80, button_type="light")
         self.play_button = Button(label="Play", width=80, button_type="primary")
@@ -223,6 +233,7 @@ class Transport(param.Parameterized):
                 reveal=self.reveal,
                 marker=self.marker,
                 status=self.status,
+                playing_note=self.playing_note,
                 **layers,
             ),
             code=PLAYER_JS,
@@ -259,7 +270,9 @@ class Transport(param.Parameterized):
             styles={"flex-wrap": "wrap", "align-items": "flex-end"},
             sizing_mode="stretch_width",
         )
-        column = Column(children=[buttons, self.gate, self.status, *below], sizing_mode="stretch_width")
+        column = Column(
+            children=[buttons, self.gate, self.playing_note, self.status, *below], sizing_mode="stretch_width"
+        )
         return pn.pane.Bokeh(column, sizing_mode="stretch_width")
 
     def gate_html(self) -> str:
@@ -272,6 +285,7 @@ class Transport(param.Parameterized):
         # Panel runs widget callbacks without the document lock: hold() makes direct changes to
         # Bokeh models safe there and sends them as one message.
         with pn.io.hold(self.state.document):
+            self.state.allowed = self.allowed  # first: a stop caused by the epoch below reads it
             self.play_button.disabled = not self.allowed
             self.step_button.disabled = not self.allowed
             self.gate.update(text=self.gate_html(), visible=bool(self.gate_html()))

@@ -1,7 +1,7 @@
 // Browser-side playback shared by every lab: the one CustomJS callback of a Transport.
 // Args in scope: state (PlaybackState, whose trajectory holds the breakpoints), play, step_button
 // and reset_button (Button), speed_select (Select), reveal and marker (ColumnDataSource), status (Div),
-// and for a lab with interval bars (a Gantt), bars (ColumnDataSource) and now (Span).
+// playing_note (Div), and for a lab with interval bars (a Gantt), bars (ColumnDataSource) and now (Span).
 // cb_obj says what happened: a click on one of the buttons, or a server change to the state.
 // During Play nothing below sends a message: every visual change uses setv(..., {sync: false}).
 // The only synced write is send(), once per Pause, end, Step, Reset or edit-while-playing.
@@ -70,6 +70,8 @@ function stop(report) {
   P.playing = false
   cancelAnimationFrame(P.raf)
   play.setv({label: "Play"}, {sync: false})
+  step_button.setv({disabled: !state.allowed}, {sync: false})  // Step works again once paused
+  playing_note.setv({visible: false}, {sync: false})
   state.setv({t: P.t}, {sync: false})
   if (report) send(report, P.t)
 }
@@ -83,6 +85,8 @@ function start() {
   P.playing = true
   P.last = performance.now()
   play.setv({label: "Pause"}, {sync: false})
+  step_button.setv({disabled: true}, {sync: false})
+  playing_note.setv({visible: true}, {sync: false})
   const tick = (now) => {
     if (!P.playing) return
     const speed = parseFloat(speed_select.value) || 1
@@ -92,6 +96,7 @@ function start() {
     frame(P.t)
     if (P.t >= end) {
       stop("end")
+      P.ended = performance.now()
       return
     }
     P.raf = requestAnimationFrame(tick)
@@ -103,7 +108,14 @@ function start() {
 // A click arrives as a ButtonClick event whose origin is the button; a state change as the state.
 const source = cb_obj.origin ?? cb_obj
 if (source === play) {
-  if (P.playing) { stop("pause") } else { start() }
+  if (P.playing) {
+    stop("pause")
+  } else if (performance.now() - (P.ended ?? -1e9) < 400) {
+    // A click meant for Pause that lands just after playback ended by itself: it is that Pause, not a
+    // new Play from the start; the lab stays stopped at the end (one final state, no lost click).
+  } else {
+    start()
+  }
 } else if (source === step_button) {
   const at = P.playing ? P.t : null
   stop(null)

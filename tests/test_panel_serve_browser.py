@@ -1,0 +1,95 @@
+"""The README's `panel serve` line serves the whole course: started exactly as written, one exercise done through it."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import expect
+
+from app.content import load_lessons
+from labs.registry import registrations
+from tests.conftest import ROOT, LiveServer, _free_port
+from tests.student import type_value
+
+pytestmark = pytest.mark.browser
+
+README_LINE = re.compile(r"`(\.venv/bin/panel serve [^`]+)`")
+
+
+def readme_command() -> str:
+    """The `panel serve` command as the README gives it."""
+    match = README_LINE.search((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert match, "the README no longer gives a `.venv/bin/panel serve …` line"
+    return match.group(1)
+
+
+@pytest.fixture(scope="module")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The README's command, run by a shell in the repository (so its glob expands), on a free port."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp("panel-serve") / "server.log"
+    command = f"exec {readme_command()} --port {port}"
+    with log.open("w") as sink:
+        process = subprocess.Popen(["bash", "-c", command], cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
+    url = f"http://localhost:{port}"
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            urllib.request.urlopen(url + "/", timeout=2).read()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail(f"`{command}` did not start:\n{log.read_text()}")
+            time.sleep(0.3)
+    try:
+        yield LiveServer(url=url, log=log, process=process)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_every_page_the_index_links_to_answers(live_server):
+    paths = ["/", *(f"/lesson?id={lesson.slug}" for lesson in load_lessons())]
+    paths += [f"/lab?id={lab.slug}" for lab in registrations()]
+    for path in paths:
+        with urllib.request.urlopen(live_server.url + path, timeout=30) as reply:
+            assert reply.status == 200, path
+
+
+def test_an_exercise_through_panel_serve(page):
+    lesson = load_lessons()[0]
+    exercise = next(e for e in lesson.exercises if e.id == "growth")
+    page.goto(page.base_url + "/")
+    page.get_by_role("list", name=f"Exercises in {lesson.title}").get_by_role("link", name=exercise.title).click()
+    lab = page.get_by_role("region", name="Queue lab")
+    region = page.get_by_role("region", name=f"Exercise: {exercise.title}")
+    expect(region).to_be_visible(timeout=20_000)
+    expect(lab.get_by_role("status").first).to_contain_text("=")
+    steps = region.get_by_role("list", name="Steps").get_by_role("listitem")
+    lab.get_by_role("button", name="Reset").click()
+    expect(steps.nth(0)).to_contain_text("(done)")
+    type_value(lab, "Arrival rate λ", "4")
+    expect(steps.nth(1)).to_contain_text("(done)")
+    type_value(lab, "Service rate μ", "3")
+    expect(steps.nth(2)).to_contain_text("(done)")
+    region.get_by_role("textbox", name="Your prediction").fill("1")
+    region.get_by_role("button", name="Lock prediction").click()
+    expect(lab.get_by_role("button", name="Step")).to_be_enabled()
+    lab.get_by_role("button", name="Step").click()
+    expect(lab.get_by_role("status").first).to_contain_text("t = 1.00 s")
+    lab.get_by_role("button", name="Step").click()
+    expect(region.get_by_role("status")).to_contain_text("Correct", timeout=20_000)
+
+
+def test_the_index_links_every_lab_and_it_opens(page):
+    page.goto(page.base_url + "/")
+    for lab in registrations():
+        page.get_by_role("link", name=lab.title).click()
+        expect(page.get_by_role("region", name=lab.title)).to_be_visible(timeout=20_000)
+        page.go_back()
