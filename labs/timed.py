@@ -8,6 +8,12 @@ from __future__ import annotations
 import numpy as np
 import param
 
+NEVER = "never"
+"""How an optional control that is off reads in its field."""
+
+OFF_WORDS = frozenset({"", NEVER, "none", "no", "-", "\u2014"})
+"""What a student may type to switch an optional control off."""
+
 
 class InvalidInput(ValueError):
     """A control value was refused; the message says why, in words meant for the student."""
@@ -74,8 +80,9 @@ class TimedModel(param.Parameterized):
 
         Returns
         -------
-        float
-            The value, within the control's bounds.
+        float or None
+            The value, within the control's bounds; None switches an optional control (one whose
+            parameter allows None) off, typed as an empty field or "never".
 
         Raises
         ------
@@ -87,8 +94,10 @@ class TimedModel(param.Parameterized):
             raise InvalidInput(f"There is no control called {name!r}.")
         parameter = self.param[name]
         label = parameter.label
-        kept = f"kept {format_number(getattr(self, name))}"
+        kept = f"kept {self.shown_value(name)}"
         text = raw.strip() if isinstance(raw, str) else raw
+        if parameter.allow_None and (text is None or (isinstance(text, str) and text.lower() in OFF_WORDS)):
+            return None
         if isinstance(text, str):
             text = text.replace("\u2212", "-")  # a typographic minus sign
             if text.count(",") == 1 and "." not in text:
@@ -126,7 +135,30 @@ class TimedModel(param.Parameterized):
             parts.append(f"{'at least' if low_inclusive else 'above'} {format_number(low)}")
         if high is not None:
             parts.append(f"{'at most' if high_inclusive else 'below'} {format_number(high)}")
-        return "use a number " + " and ".join(parts)
+        text = "use a number " + " and ".join(parts)
+        if parameter.allow_None:
+            text += ", or leave the field empty for never"
+        return text
+
+    def shown_value(self, name: str) -> str:
+        """A control's value as its field shows it: ``4``, ``2.5``, text as it is, ``never`` when off.
+
+        Parameters
+        ----------
+        name : str
+            The parameter name of a control.
+
+        Returns
+        -------
+        str
+            The field's text.
+        """
+        value = getattr(self, name)
+        if value is None:
+            return NEVER
+        if isinstance(value, str):
+            return value
+        return format_number(value)
 
     def _within_bounds(self, name: str, value: float) -> bool:
         low, high = self.param[name].bounds

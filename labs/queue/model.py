@@ -10,12 +10,7 @@ from typing import NamedTuple
 import numpy as np
 import param
 
-from labs.timed import InvalidInput, TimedModel, format_number
-
-NEVER = "never"
-"""How the optional "Arrivals stop at" control reads when arrivals never stop."""
-
-_NEVER_TYPED = frozenset({"", NEVER, "none", "no", "-", "\u2014"})
+from labs.timed import TimedModel
 
 
 class MM1Reference(NamedTuple):
@@ -82,76 +77,6 @@ class QueueModel(TimedModel):
         label="Arrivals stop at",
         doc="T: the time from which no work arrives (λ = 0) and the backlog drains at μ; None: never.",
     )
-
-    def parse(self, name: str, raw: object) -> float | None:
-        """Turn what a student typed into a valid value for control ``name``, or refuse it.
-
-        As :meth:`labs.timed.TimedModel.parse`, except that "Arrivals stop at" also takes an empty
-        field or the word ``never`` (None: arrivals never stop).
-
-        Parameters
-        ----------
-        name : str
-            The parameter name of a control.
-        raw : object
-            The typed text, a number, or None.
-
-        Returns
-        -------
-        float or None
-            The value, within the control's bounds; None only for "Arrivals stop at".
-
-        Raises
-        ------
-        InvalidInput
-            If the value is refused; the message names the control, the allowed values and the
-            value that is kept.
-        """
-        if name != "arrivals_stop":
-            return super().parse(name, raw)
-        text = raw.strip() if isinstance(raw, str) else raw
-        if text is None or (isinstance(text, str) and text.lower() in _NEVER_TYPED):
-            return None
-        label = self.param[name].label
-        kept = f"kept {self.shown_value(name)}"
-        if isinstance(text, str):
-            text = text.replace("\u2212", "-")
-            if text.count(",") == 1 and "." not in text:
-                text = text.replace(",", ".")
-        try:
-            value = float(text)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            raise InvalidInput(
-                f"{label}: {str(raw).strip()!r} is not a time; {self.describe_range(name)}; {kept}."
-            ) from None
-        if not np.isfinite(value):
-            raise InvalidInput(f"{label} must be a finite time; {self.describe_range(name)}; {kept}.")
-        if not self._within_bounds(name, value):
-            raise InvalidInput(f"{label} cannot be {format_number(value)}; {self.describe_range(name)}; {kept}.")
-        return value
-
-    def describe_range(self, name: str) -> str:
-        """Say in words which values control ``name`` accepts (``never`` too for the stop time)."""
-        text = super().describe_range(name)
-        if name == "arrivals_stop":
-            text = text.replace("use a number", "type a time in seconds,", 1) + ", or leave the field empty for never"
-        return text
-
-    def shown_value(self, name: str) -> str:
-        """A control's value as its field shows it: ``4``, ``2.5``, or ``never`` for no stop time.
-
-        Parameters
-        ----------
-        name : str
-            The parameter name of a control.
-
-        Returns
-        -------
-        str
-            The text.
-        """
-        value = getattr(self, name)
-        return NEVER if value is None else format_number(value)
 
     @property
     def net_rate(self) -> float:

@@ -7,14 +7,11 @@ import math
 import param
 from bokeh.models import Div, HoverTool, Label, Range1d, Span
 from bokeh.plotting import figure
-from panel.viewable import Viewer
 
 from labs.queue.model import QueueModel
-from labs.timed import InvalidInput
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
 from labs.ui.playback import escape
-from labs.ui.text_field import TextField
 
 UNITS = {"arrival_rate": "units/s", "service_rate": "units/s", "initial_backlog": "units", "arrivals_stop": "s"}
 
@@ -46,51 +43,6 @@ def nice_ceiling(value: float) -> float:
     return 10 * power
 
 
-class StopTimeField(Viewer):
-    """The optional "Arrivals stop at" field: a time in seconds, or ``never`` (empty or the word).
-
-    Like :class:`~labs.ui.number_field.NumberField`, but the field reads ``never`` while no stop
-    time is set, and clearing it (or typing ``never``) takes the stop time away again. A refused
-    value leaves the model untouched, puts the last valid value back and says why below the field.
-    """
-
-    model = param.ClassSelector(class_=QueueModel, doc="The queue model whose stop time this edits.")
-    control = param.String(default="arrivals_stop", constant=True, doc="The parameter name of the control.")
-    unit = param.String(default="s", doc="Unit shown after the label.")
-    error = param.String(default="", doc="Why the last typed value was refused; empty when fine.")
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        label = self.model.param[self.control].label
-        self.input = TextField(label=f"{label} ({self.unit})", value=self.model.shown_value(self.control))
-        self.input.param.watch(self._typed, "value")
-        self.model.param.watch(self._model_changed, self.control)
-        self.param.watch(self._show_error, "error")
-
-    def _show_error(self, event: param.parameterized.Event) -> None:
-        self.input.error = event.new
-
-    def _typed(self, event: param.parameterized.Event) -> None:
-        shown = self.model.shown_value(self.control)
-        if event.new == shown:
-            self.error = ""
-            return
-        try:
-            self.model.apply(self.control, event.new)
-        except InvalidInput as refusal:
-            self.input.value = shown  # (its own event finds the value shown and clears the error)
-            self.error = str(refusal)
-            return
-        self.error = ""
-        self.input.value = self.model.shown_value(self.control)  # "" or "Never" reads "never"
-
-    def _model_changed(self, _event: param.parameterized.Event) -> None:
-        self.input.value = self.model.shown_value(self.control)
-
-    def __panel__(self) -> TextField:
-        return self.input
-
-
 class QueueLab(LabView):
     """One student's queue lab: a :class:`QueueModel` drawn with Bokeh and served by Panel."""
 
@@ -101,12 +53,7 @@ class QueueLab(LabView):
     def __init__(self, **params):
         params.setdefault("model", QueueModel())
         super().__init__(**params)
-        self.fields = [
-            StopTimeField(model=self.model, unit=UNITS[name])
-            if name == "arrivals_stop"
-            else NumberField(model=self.model, control=name, unit=UNITS[name])
-            for name in self.model.controls
-        ]
+        self.fields = [NumberField(model=self.model, control=name, unit=UNITS[name]) for name in self.model.controls]
         self.model.param.watch(self.refresh, ["t", "horizon", *self.model.controls])
         self.param.watch(self.refresh, "conceal")
         self.figure = self._make_figure()

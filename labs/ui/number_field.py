@@ -5,35 +5,15 @@ from __future__ import annotations
 import param
 from panel.viewable import Viewer
 
-from labs.timed import InvalidInput, TimedModel, format_number
+from labs.timed import InvalidInput, TimedModel
 from labs.ui.text_field import TextField
-
-
-def shown(value: object) -> str:
-    """How a control's value reads in its field: numbers without trailing zeros, text as it is.
-
-    Parameters
-    ----------
-    value : object
-        A number, the text of a text control (e.g. a list of layers), or None for an optional
-        control that is off (an empty field).
-
-    Returns
-    -------
-    str
-        The field's text.
-    """
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    return format_number(value)
 
 
 class NumberField(Viewer):
     """Edit one control of a :class:`~labs.timed.TimedModel` by typing an exact value.
 
-    Text controls (a model whose ``apply`` parses the text, such as a list of layers) work the same.
+    Text controls (a model whose ``apply`` parses the text, such as a list of layers) and optional
+    controls (empty or "never" when off) work the same: the field shows ``model.shown_value``.
 
     The field's accessible name is the control's label plus its unit. A refused value leaves the
     model untouched, puts the last valid value back in the field and shows why, right below it.
@@ -49,7 +29,7 @@ class NumberField(Viewer):
         label = self.model.param[self.control].label
         self.input = TextField(
             label=f"{label} ({self.unit})" if self.unit else label,
-            value=shown(getattr(self.model, self.control)),
+            value=self.model.shown_value(self.control),
         )
         self.input.param.watch(self._typed, "value")
         self.model.param.watch(self._model_changed, self.control)
@@ -59,7 +39,7 @@ class NumberField(Viewer):
         self.input.error = event.new
 
     def _typed(self, event: param.parameterized.Event) -> None:
-        current = shown(getattr(self.model, self.control))
+        current = self.model.shown_value(self.control)
         if event.new == current:
             self.error = ""
             return
@@ -70,9 +50,10 @@ class NumberField(Viewer):
             self.error = str(refusal)
             return
         self.error = ""
+        self.input.value = self.model.shown_value(self.control)  # as the model reads it: "Never" shows "never"
 
-    def _model_changed(self, event: param.parameterized.Event) -> None:
-        self.input.value = shown(event.new)
+    def _model_changed(self, _event: param.parameterized.Event) -> None:
+        self.input.value = self.model.shown_value(self.control)
 
     def __panel__(self) -> TextField:
         return self.input
