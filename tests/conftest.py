@@ -37,31 +37,34 @@ class LiveServer:
     process: subprocess.Popen
 
 
-@pytest.fixture(scope="session")
-def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    port = _free_port()
-    log = tmp_path_factory.mktemp("server") / "server.log"
+def serve(command: list[str], port: int, log: Path) -> LiveServer:
+    """Start a server with ``command`` in the repository, output to ``log``; return once it answers.
+
+    Fails the test (killing the process) if it exits or does not answer ``/`` within 60 s.
+    """
     with log.open("w") as sink:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app", "--port", str(port)],
-            cwd=ROOT,
-            stdout=sink,
-            stderr=subprocess.STDOUT,
-        )
+        process = subprocess.Popen(command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
     url = f"http://localhost:{port}"
     deadline = time.monotonic() + 60
     while True:
         try:
             urllib.request.urlopen(url + "/", timeout=2).read()
-            break
+            return LiveServer(url=url, log=log, process=process)
         except OSError:
             if process.poll() is not None or time.monotonic() > deadline:
                 process.kill()
-                pytest.fail(f"server did not start:\n{log.read_text()}")
+                pytest.fail(f"`{' '.join(command)}` did not start:\n{log.read_text()}")
             time.sleep(0.2)
-    yield LiveServer(url=url, log=log, process=process)
-    process.terminate()
-    process.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    port = _free_port()
+    log = tmp_path_factory.mktemp("server") / "server.log"
+    server = serve([sys.executable, "-m", "app", "--port", str(port)], port, log)
+    yield server
+    server.process.terminate()
+    server.process.wait(timeout=10)
 
 
 @pytest.fixture(scope="session")

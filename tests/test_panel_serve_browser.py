@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import time
 import urllib.request
 from collections.abc import Iterator
 
@@ -13,7 +11,7 @@ from playwright.sync_api import expect
 
 from app.content import load_lessons
 from labs.registry import registrations
-from tests.conftest import ROOT, LiveServer, _free_port
+from tests.conftest import ROOT, LiveServer, _free_port, serve
 from tests.student import type_value
 
 pytestmark = pytest.mark.browser
@@ -33,25 +31,12 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer
     """The README's command, run by a shell in the repository (so its glob expands), on a free port."""
     port = _free_port()
     log = tmp_path_factory.mktemp("panel-serve") / "server.log"
-    command = f"exec {readme_command()} --port {port}"
-    with log.open("w") as sink:
-        process = subprocess.Popen(["bash", "-c", command], cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
-    url = f"http://localhost:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(url + "/", timeout=2).read()
-            break
-        except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"`{command}` did not start:\n{log.read_text()}")
-            time.sleep(0.3)
+    server = serve(["bash", "-c", f"exec {readme_command()} --port {port}"], port, log)
     try:
-        yield LiveServer(url=url, log=log, process=process)
+        yield server
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        server.process.terminate()
+        server.process.wait(timeout=10)
 
 
 def test_every_page_the_index_links_to_answers(live_server):
