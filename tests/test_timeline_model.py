@@ -22,13 +22,12 @@ from labs.timeline.model import (
     PRESETS,
     SWEEP_CAPS_MIB,
     TimelineModel,
-    assign_buckets,
     format_layers,
     nice_step,
     parse_layers,
     preset_layers,
-    ring_allreduce_ms,
 )
+from labs.timeline.schedule import assign_buckets, ring_allreduce_ms
 
 FIXTURES = json.loads((Path(__file__).parent / "fixtures" / "ddp_buckets.json").read_text())
 
