@@ -33,37 +33,24 @@ def routes() -> dict[str, object]:
     return {path: counted(build) for path, build in pages.items()}
 
 
-def _port(text: str) -> int:
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number; use 1-65535 (0: any free port)") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is not a port number; use 1-65535 (0: any free port)")
-    return port
+def _bounded(kind: type, low: float, high: float, what: str):
+    """An argparse type: a number of ``kind`` from ``low`` to ``high``, refused in one line saying what to use."""
 
-
-def _count(minimum: int, what: str):
-    def parse(text: str) -> int:
+    def parse(text: str) -> int | float:
         try:
-            value = int(text)
+            value = kind(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number ({what})") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{value} is too small ({what})")
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value:g} is out of range for {what}")
         return value
 
     return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-    if not 1 <= value <= 86_400:
-        raise argparse.ArgumentTypeError(f"{value:g} s is out of range; use 1 to 86400 seconds")
-    return value
+_port = _bounded(int, 0, 65535, "a port number; use 1-65535 (0: any free port)")
+_processes = _bounded(int, 0, 256, "a number of processes; use 1 or more (0: one per core)")
+_seconds = _bounded(float, 1, 86_400, "a number of seconds from 1 to 86400")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -90,26 +77,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument(
         "--num-procs",
-        type=_count(0, "processes sharing the port; 0 means one per core"),
+        type=_processes,
         default=1,
         help="Processes sharing this port (default 1). For a class prefer separate ports behind nginx.",
     )
     parser.add_argument(
         "--unused-session-lifetime",
         type=_seconds,
-        default=float(os.environ.get("UNUSED_SESSION_LIFETIME", "15")),
+        default=os.environ.get("UNUSED_SESSION_LIFETIME", "15"),
         help="Seconds a session is kept after its tab closed (default 15).",
     )
     parser.add_argument(
         "--check-unused-sessions",
         type=_seconds,
-        default=float(os.environ.get("CHECK_UNUSED_SESSIONS", "10")),
+        default=os.environ.get("CHECK_UNUSED_SESSIONS", "10"),
         help="How often, in seconds, closed sessions are looked for and freed (default 10).",
     )
-    args = parser.parse_args(argv)
-    if isinstance(args.port, str):
-        args.port = _port(args.port)
-    return args
+    return parser.parse_args(argv)  # argparse runs string defaults (from the environment) through type too
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -25,8 +25,7 @@ LAYOUT_CSS = """
 class LabShelf:
     """The labs one lesson page uses, each built for the session the first time it is needed."""
 
-    def __init__(self, main: str):
-        self.main = main
+    def __init__(self):
         self._views: dict[str, pn.viewable.Viewer] = {}
 
     def view(self, slug: str) -> pn.viewable.Viewer:
@@ -110,7 +109,7 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
     panel.viewable.Viewable
         Text and lab side by side on a wide screen, stacked on a phone.
     """
-    shelf = LabShelf(lesson.lab)
+    shelf = LabShelf()
     session = ExerciseSession()
     text: list[pn.viewable.Viewable] = []
     runners: list[ExerciseRunner] = []
