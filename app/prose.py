@@ -5,6 +5,7 @@ from __future__ import annotations
 import typing as t
 
 import panel as pn
+import param
 
 
 class LessonProse(pn.pane.Markdown):
@@ -14,6 +15,9 @@ class LessonProse(pn.pane.Markdown):
     page build; the rendered HTML is immutable, so one copy serves every session. Only lesson text
     (a bounded set) goes through this pane.
     """
+
+    # Panel's Markdown colours inline code #82aaff (2.3:1 on white); this is 10:1.
+    stylesheets = param.List(default=[":host code { color: #1d3f6e; background: #eef2f7; }"])
 
     _rendered: t.ClassVar[dict[str, dict[str, t.Any]]] = {}
 
