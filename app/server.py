@@ -19,6 +19,7 @@ from app.pages import index, lesson
 from app.pages.lab import lab_routes
 from app.sessions import counted, enable_session_reuse, warm_up, warm_up_paths
 from app.task_timer import install_if_asked
+from app.urls import NotFoundHandler, url_rules
 
 
 def routes() -> dict[str, object]:
@@ -124,6 +125,7 @@ def main(argv: list[str] | None = None) -> None:
             title="Overlap Lab",
             num_procs=args.num_procs,
             extra_patterns=[(r"/healthz", HealthHandler)],
+            default_handler_class=NotFoundHandler,  # a Tornado setting: what answers a path no route matches
             unused_session_lifetime_milliseconds=int(args.unused_session_lifetime * 1000),
             check_unused_sessions_milliseconds=int(args.check_unused_sessions * 1000),
         )
@@ -131,6 +133,8 @@ def main(argv: list[str] | None = None) -> None:
         if error.errno == errno.EADDRINUSE:
             sys.exit(f"Cannot start: port {args.port} is in use; stop what uses it or pick another with --port.")
         sys.exit(f"Cannot start on {args.address}:{args.port}: {error.strerror or error}")
+    # Tried before Panel's routes: Bokeh's Server keeps its tornado.web.Application as ``_tornado``.
+    server._tornado.add_handlers(r".*", url_rules())
     server.io_loop.asyncio_loop.set_exception_handler(ignore_closed_websockets)
     server.start()
     own = "127.0.0.1" if args.address in ("", "0.0.0.0", "::") else args.address

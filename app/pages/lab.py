@@ -6,11 +6,10 @@ package registers is reachable there too without a page file of its own.
 
 from __future__ import annotations
 
-import html
-
 import panel as pn
 
 from app.library import query_param
+from app.not_found import missing_lab_html
 from app.shell import deferred, page
 from labs.registry import LabRegistration, registrations
 
@@ -63,14 +62,8 @@ def build() -> pn.template.base.BaseTemplate:
     lab = next((item for item in registrations() if item.slug == slug), None)
     if lab is not None:
         return build_lab_page(lab)
-    known = "".join(
-        f'<li><a href="./lab?id={item.slug}">{html.escape(item.title)}</a></li>' for item in registrations()
-    )
-    asked = html.escape(slug[:80] + ("…" if len(slug) > 80 else "")) if slug else "(none given)"
-    return page(
-        "No such lab",
-        pn.pane.HTML(f'<p role="alert">There is no lab called {asked}. The labs are:</p><ul>{known}</ul>'),
-    )
+    # Only under panel serve: python -m app answers an unknown lab with a 404 page (app.urls).
+    return page("No such lab", pn.pane.HTML(missing_lab_html(slug), sizing_mode="stretch_width"))
 
 
 if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:

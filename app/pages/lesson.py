@@ -12,6 +12,7 @@ from app.catalog import lab_kinds
 from app.content import Exercise, Lesson
 from app.exercise import ExerciseRunner, ExerciseSession
 from app.library import lessons, query_param
+from app.not_found import missing_lesson_html, shorten
 from app.progress import ProgressStore
 from app.prose import LessonProse
 from app.shell import deferred, page
@@ -83,11 +84,16 @@ def lesson_heading_html(lesson: Lesson, exercise_id: str | None) -> str:
         HTML for under the page's heading (shown in the same pane as the heading).
     """
     notice = ""
-    if exercise_id and lesson.exercise(exercise_id) is None:
+    if exercise_id is not None and lesson.exercise(exercise_id) is None:
         known = ", ".join(e.id for e in lesson.exercises) or "none"
+        said = (
+            f"This lesson has no exercise called '{shorten(exercise_id)}'"
+            if exercise_id.strip()
+            else "The link names no exercise (it ends in “exercise=” with nothing after it)"
+        )
         notice = (
-            '<p role="alert" style="color:#a4000f;font-weight:600;margin:4px 0">This lesson has no exercise '
-            f"called {html.escape(exercise_id)!r}; its exercises are: {html.escape(known)}.</p>"
+            '<p role="alert" style="color:#a4000f;font-weight:600;margin:4px 0;overflow-wrap:anywhere">'
+            f"{said}; its exercises are: {html.escape(known)}.</p>"
         )
     return _neighbours(lesson) + notice
 
@@ -172,15 +178,8 @@ def build() -> pn.template.base.BaseTemplate:
     """Build the lesson page the URL asks for, or a clear message if there is no such lesson."""
     slug = query_param("id")
     lesson = next((item for item in lessons() if item.slug == slug), None)
-    if lesson is None:
-        known = "".join(
-            f'<li><a href="./lesson?id={item.slug}">{html.escape(item.title)}</a></li>' for item in lessons()
-        )
-        asked = html.escape(slug) if slug else "(none given)"
-        return page(
-            "No such lesson",
-            pn.pane.HTML(f'<p role="alert">There is no lesson called {asked}. The lessons are:</p><ul>{known}</ul>'),
-        )
+    if lesson is None:  # under panel serve; python -m app answers these with a 404 page (app.urls)
+        return page("No such lesson", pn.pane.HTML(missing_lesson_html(slug), sizing_mode="stretch_width"))
     progress = ProgressStore(height=0, margin=0)
     exercise_id = query_param("exercise")
     return page(
