@@ -92,8 +92,8 @@ def test_not_found_page_escapes_its_title_and_links_back():
 
 def test_an_empty_exercise_id_says_the_link_names_no_exercise():
     lesson = LESSONS[0]
-    assert "role=\"alert\"" not in lesson_heading_html(lesson, None)
-    assert "role=\"alert\"" not in lesson_heading_html(lesson, lesson.exercises[0].id)
+    assert 'role="alert"' not in lesson_heading_html(lesson, None)
+    assert 'role="alert"' not in lesson_heading_html(lesson, lesson.exercises[0].id)
     notice = lesson_heading_html(lesson, "")
     assert 'role="alert"' in notice and "The link names no exercise" in notice
     assert all(exercise.id in notice for exercise in lesson.exercises)
@@ -114,7 +114,7 @@ def test_a_bad_exercise_id_is_shortened_and_escaped():
 def test_an_unknown_page_is_a_404_in_the_course_frame(live_server, path):
     reply = fetch(live_server.url + path)
     assert_course_404(reply, "Page not found")
-    assert f"There is no page at <strong class=\"missing\">{path}</strong>" in reply.body
+    assert f'There is no page at <strong class="missing">{path}</strong>' in reply.body
     root = root_of(path)
     for lesson in LESSONS:
         assert f'<a href="{root}lesson?id={lesson.slug}">' in reply.body

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -9,6 +10,7 @@ from playwright.sync_api import Page, expect
 
 from app.content import load_lessons
 from labs.registry import registrations
+from tests.conftest import ROOT, LiveServer, _free_port, serve
 
 pytestmark = pytest.mark.browser
 
@@ -16,8 +18,7 @@ LESSONS = load_lessons()
 NOT_FOUND_LOG = "Failed to load resource: the server responded with a status of 404 (Not Found)"
 
 
-@pytest.fixture
-def student(browser, live_server) -> Iterator[Page]:
+def watched_page(browser, server: LiveServer) -> Iterator[Page]:
     """Like conftest's ``page``, except that Chromium's log line for a page answered 404 is expected here.
 
     Chromium logs every 404 document as a console error. Only that line, for a URL the test opened
@@ -37,13 +38,40 @@ def student(browser, live_server) -> Iterator[Page]:
         problems.append(f"console {message.type}: {message.text} at {message.location}")
 
     page.on("console", console)
-    page.base_url = live_server.url  # type: ignore[attr-defined]
-    before = live_server.log.read_text(errors="replace")
+    page.base_url = server.url  # type: ignore[attr-defined]
+    before = server.log.read_text(errors="replace")
     yield page
     context.close()
-    after = live_server.log.read_text(errors="replace")[len(before) :]
+    after = server.log.read_text(errors="replace")[len(before) :]
     assert "Traceback" not in after, f"server traceback during the test:\n{after}"
     assert not problems, "browser errors during the test:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+def student(browser, live_server: LiveServer) -> Iterator[Page]:
+    """A page on ``python -m app`` (see :func:`watched_page`)."""
+    yield from watched_page(browser, live_server)
+
+
+@pytest.fixture(scope="module")
+def panel_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+    """The README's ``panel serve`` command, on a free port."""
+    match = re.search(r"`(\.venv/bin/panel serve [^`]+)`", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert match, "the README no longer gives a `.venv/bin/panel serve …` line"
+    port = _free_port()
+    log = tmp_path_factory.mktemp("panel-serve-urls") / "server.log"
+    server = serve(["bash", "-c", f"exec {match.group(1)} --port {port}"], port, log)
+    try:
+        yield server
+    finally:
+        server.process.terminate()
+        server.process.wait(timeout=10)
+
+
+@pytest.fixture
+def panel_student(browser, panel_server: LiveServer) -> Iterator[Page]:
+    """A page on ``panel serve`` (see :func:`watched_page`)."""
+    yield from watched_page(browser, panel_server)
 
 
 def open_not_found(page: Page, path: str) -> None:
@@ -86,3 +114,16 @@ def test_an_empty_exercise_id_says_the_link_names_no_exercise(student):
     student.goto(student.base_url + f"/lesson?id={lesson.slug}&exercise=")  # type: ignore[attr-defined]
     expect(student.get_by_role("alert")).to_contain_text("The link names no exercise", timeout=20_000)
     expect(student.get_by_role("alert")).to_contain_text(lesson.exercises[0].id)
+
+
+def test_panel_serve_says_which_lesson_or_lab_there_is_not(panel_student):
+    """Without the app's own server (README): no 404 status, but the same message inside the page."""
+    page = panel_student
+    page.goto(page.base_url + "/lesson?id=%3Cscript%3E" + "x" * 10_240)  # type: ignore[attr-defined]
+    alert = page.get_by_role("alert")
+    expect(alert).to_have_text(f"There is no lesson called <script>{'x' * 32}…. The lessons are:", timeout=20_000)
+    expect(page.get_by_role("list", name="Lessons").get_by_role("link")).to_have_text([x.title for x in LESSONS])
+    page.goto(page.base_url + "/lab?id=nope")  # type: ignore[attr-defined]
+    expect(page.get_by_role("alert")).to_have_text("There is no lab called nope. The labs are:", timeout=20_000)
+    page.get_by_role("link", name=registrations()[0].title).click()
+    expect(page.get_by_role("region", name=registrations()[0].title)).to_be_visible(timeout=20_000)

@@ -27,6 +27,10 @@ def build_lab_page(lab: LabRegistration) -> pn.template.base.BaseTemplate:
     panel.template.base.BaseTemplate
         The page; the lab itself arrives once the page has loaded (:func:`app.shell.deferred`).
     """
+    # Import the view now, before the page's HTML is written: Bokeh puts in it the data models
+    # (e.g. labs.ui.playback.PlaybackState) imported by then, and the deferred lab needs them. Without
+    # this the first lab page a fresh `panel serve` process serves fails to show its lab.
+    lab.view_class()
     return page(lab.title, deferred(lab.page_view, sizing_mode="stretch_width"), intro=lab.intro)
 
 
