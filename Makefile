@@ -5,6 +5,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PORT ?= 5006
+AXE_VERSION := 4.14.1
+AXE := .cache/axe/node_modules/axe-core/axe.min.js
 
 .PHONY: serve serve-cluster test lint bench browser clean
 
@@ -34,7 +36,12 @@ browser: $(VENV)/.installed-test
 	@if [ -x /usr/bin/chromium ]; then echo "Using /usr/bin/chromium"; \
 	else $(BIN)/python -m playwright install chromium; fi
 
-test: $(VENV)/.installed-test browser
+# axe-core for the accessibility tests, from the npm registry (npm comes with Node.js; .ci/run
+# installs Debian's npm where it is missing).
+$(AXE):
+	npm install --silent --no-audit --no-fund --no-save --prefix .cache/axe axe-core@$(AXE_VERSION)
+
+test: $(VENV)/.installed-test browser $(AXE)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
@@ -45,4 +52,4 @@ bench: $(VENV)/.installed-test browser
 	$(BIN)/python bench/play_cpu.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-artifacts
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-artifacts .cache

@@ -4,16 +4,31 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
+from pathlib import Path
 
 import panel as pn
 
+from app.connection import ConnectionWatch
+
 CSS = """
-#header a.title, #header span.title { font-size: 1.15rem; white-space: nowrap; }
-@media (max-width: 600px) { #header a.title:last-child, #header span.title { display: none; } }
+#header a.title, #header span.title { font-size: 1.15rem; white-space: nowrap; color: #ffffff; }
+#header a.title { text-decoration: underline; text-underline-offset: 3px; }
+@media (max-width: 600px) { #header span.title { display: none; } }
+.skip-link { position: absolute; left: 8px; top: -60px; z-index: 2000; padding: 8px 14px;
+  background: #ffffff; color: #1f3b57; font-weight: 600; border: 3px solid #1f3b57; border-radius: 4px; }
+.skip-link:focus { top: 8px; }
+#header a:focus-visible, .skip-link:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }
+#main:focus { outline: none; }
 """
 
 
-def page(title: str, main: object, intro: str = "", extra_html: str = "") -> pn.template.BootstrapTemplate:
+class CourseTemplate(pn.template.BootstrapTemplate):
+    """Panel's Bootstrap template with a skip link, a ``<header>`` and one ``<main>`` landmark."""
+
+    _template = Path(__file__).parent / "templates" / "course.html"
+
+
+def page(title: str, main: object, intro: str = "", extra_html: str = "") -> CourseTemplate:
     """Wrap ``main`` in the course's page frame.
 
     Parameters
@@ -29,10 +44,10 @@ def page(title: str, main: object, intro: str = "", extra_html: str = "") -> pn.
 
     Returns
     -------
-    panel.template.BootstrapTemplate
+    CourseTemplate
         The page, ready to be served.
     """
-    template = pn.template.BootstrapTemplate(
+    template = CourseTemplate(
         title=title,
         site="Overlap Lab",
         site_url="./",
@@ -50,6 +65,7 @@ def page(title: str, main: object, intro: str = "", extra_html: str = "") -> pn.
     )
     template.main.append(heading)
     template.main.append(main)
+    template.header.append(ConnectionWatch())  # the notice for a lost connection (one model per page)
     return template
 
 

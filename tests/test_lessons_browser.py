@@ -101,7 +101,9 @@ def test_lesson_links_and_bad_urls(page):
     expect(page.get_by_role("heading", name=LESSONS[1].title, level=1)).to_be_visible(timeout=20_000)
     page.get_by_role("link", name="← All lessons and labs").click()
     expect(page.get_by_role("navigation", name="Lessons")).to_be_visible(timeout=20_000)
-    page.goto(page.base_url + "/lesson?id=nope")
+    page.expects_404 = True
+    response = page.goto(page.base_url + "/lesson?id=nope")
+    assert response is not None and response.status == 404
     expect(page.get_by_role("alert")).to_contain_text("There is no lesson called nope")
     page.goto(page.base_url + f"/lesson?id={LESSONS[0].slug}&exercise=nope")
     expect(page.get_by_role("alert")).to_contain_text("no exercise called 'nope'", timeout=20_000)

@@ -47,7 +47,7 @@ class LabShelf:
         return self._views[slug]
 
 
-def _neighbours(lesson: Lesson) -> str:
+def _neighbours(lesson: Lesson, label: str = "Lessons") -> str:
     course = lessons()
     index = [item.slug for item in course].index(lesson.slug)
     links = []
@@ -57,7 +57,7 @@ def _neighbours(lesson: Lesson) -> str:
     if index + 1 < len(course):
         after = course[index + 1]
         links.append(f'<a href="./lesson?id={after.slug}" rel="next">Next: {html.escape(after.title)} →</a>')
-    return '<nav aria-label="Lessons" class="lesson-nav">' + " · ".join(links) + "</nav>"
+    return f'<nav aria-label="{label}" class="lesson-nav">' + " · ".join(links) + "</nav>"
 
 
 def _without_title(markdown: str, title: str) -> str:
@@ -134,7 +134,7 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
             text.append(runner)
         else:
             text.append(LessonProse(_without_title(part, lesson.title), sizing_mode="stretch_width"))
-    text.append(pn.pane.HTML(_neighbours(lesson), sizing_mode="stretch_width"))
+    text.append(pn.pane.HTML(_neighbours(lesson, "Lessons, end of page"), sizing_mode="stretch_width"))
     for runner in runners:
         if runner.exercise.id == exercise_id:
             runner.card.scroll_into_view = True
