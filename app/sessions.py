@@ -72,9 +72,9 @@ def warm_up_paths(routes: dict[str, object]) -> list[str]:
     paths = []
     for path in routes:
         if path == "/lesson":
-            paths += [f"/lesson?id={lesson.slug}" for lesson in lessons()] + ["/lesson"]
+            paths += [f"/lesson?id={lesson.slug}" for lesson in lessons()]  # an unknown id is a 404 (app.urls)
         elif path == "/lab":
-            paths += [f"/lab?id={lab.slug}" for lab in registrations()] + ["/lab"]
+            paths += [f"/lab?id={lab.slug}" for lab in registrations()]
         else:
             paths.append(path)
     return paths
