@@ -13,6 +13,7 @@ from app.catalog import lab_kinds
 from app.content import Exercise, Step
 from app.exercise_card import ExerciseCard
 from app.progress import ProgressStore
+from labs.numbers import NotANumber, fixed, parse_number
 from labs.timed import TimedModel, format_number
 
 
@@ -202,19 +203,19 @@ class ExerciseRunner(Viewer):
         Parameters
         ----------
         text : object
-            What the prediction field held; anything that is not a finite number is refused.
+            What the prediction field held, read by :func:`labs.numbers.parse_number` like every
+            number field (a decimal point or comma, no thousands separators); anything that is not
+            one finite number is refused with the reason. A locked prediction is shown back the way
+            the lab fields show numbers (``1,5`` becomes ``1.5``).
         """
-        raw = text.strip() if isinstance(text, str) else ""
         try:
-            value = float(raw.replace("\u2212", "-"))
-        except ValueError:
-            value = math.nan
-        if not math.isfinite(value):
-            self.notice = f"Type your prediction as a number in {self.exercise.unit}, e.g. 3 or 2.5."
+            value = parse_number(text if isinstance(text, str) else "")
+        except NotANumber as refusal:
+            self.notice = f"Your prediction: {refusal}; type it as a number in {self.exercise.unit}."
             return
         if not self.active:
             self.start()
-        self.card.prediction = format_number(value)
+        self.card.prediction = format_number(value, exact=True)
         self.param.update(prediction=value, notice="")
         self._apply_gate()
         self._advance()
@@ -316,8 +317,8 @@ class ExerciseRunner(Viewer):
         verdict = "Correct" if self.correct else "Not quite"
         return {
             "feedback_html": (
-                f"{verdict}: you predicted {format_number(self.prediction)} {unit}, "
-                f"and the lab shows {self.shown:.2f} {unit}."
+                f"{verdict}: you predicted {format_number(self.prediction, exact=True)} {unit}, "
+                f"and the lab shows {fixed(self.shown)} {unit}."
             ),
             "verdict": "correct" if self.correct else "wrong",
             "explanation_html": f"<strong>Why:</strong> {html.escape(spec.explanation)}",

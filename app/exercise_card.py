@@ -75,7 +75,7 @@ class ExerciseCard(JSComponent):
       input.type = "text"
       input.inputMode = "decimal"
       input.autocomplete = "off"
-      input.placeholder = "a number"
+      input.placeholder = "a number, e.g. 2.5 or 2,5"  // labs/numbers.py NUMBER_HINT: the server parses
       label.append(caption, input)
       const lock = document.createElement("button")
       lock.type = "submit"

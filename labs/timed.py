@@ -8,6 +8,10 @@ from __future__ import annotations
 import numpy as np
 import param
 
+from labs.numbers import NotANumber, format_number, parse_number
+
+__all__ = ["NEVER", "OFF_WORDS", "InvalidInput", "TimedModel", "format_number"]
+
 NEVER = "never"
 """How an optional control that is off reads in its field."""
 
@@ -17,24 +21,6 @@ OFF_WORDS = frozenset({"", NEVER, "none", "no", "-", "\u2014"})
 
 class InvalidInput(ValueError):
     """A control value was refused; the message says why, in words meant for the student."""
-
-
-def format_number(value: float) -> str:
-    """Format a number the way the inputs show it: no trailing zeros, at most 6 significant digits.
-
-    Parameters
-    ----------
-    value : float
-        The number to show.
-
-    Returns
-    -------
-    str
-        ``4`` for 4.0, ``0.5`` for 0.5, ``1e+03``-free plain notation where reasonable.
-    """
-    if value == int(value) and abs(value) < 1e15:
-        return str(int(value))
-    return f"{value:.6g}"
 
 
 class TimedModel(param.Parameterized):
@@ -76,7 +62,8 @@ class TimedModel(param.Parameterized):
         name : str
             The parameter name of a control.
         raw : object
-            The typed text or a number.
+            The typed text or a number, read by :func:`labs.numbers.parse_number` (the app's one
+            rule: a decimal point or comma, no thousands separators).
 
         Returns
         -------
@@ -98,20 +85,18 @@ class TimedModel(param.Parameterized):
         text = raw.strip() if isinstance(raw, str) else raw
         if parameter.allow_None and (text is None or (isinstance(text, str) and text.lower() in OFF_WORDS)):
             return None
-        if isinstance(text, str):
-            text = text.replace("\u2212", "-")  # a typographic minus sign
-            if text.count(",") == 1 and "." not in text:
-                text = text.replace(",", ".")  # a decimal comma
         try:
-            value = float(text)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            raise InvalidInput(
-                f"{label}: {str(raw).strip()!r} is not a number; {self.describe_range(name)}; {kept}."
-            ) from None
-        if not np.isfinite(value):
-            raise InvalidInput(f"{label} must be a finite number; {self.describe_range(name)}; {kept}.")
+            value = parse_number(text)
+        except NotANumber as refusal:
+            if not refusal.finite:
+                raise InvalidInput(
+                    f"{label} must be a finite number; {self.describe_range(name)}; {kept}."
+                ) from None
+            raise InvalidInput(f"{label}: {refusal}; {self.describe_range(name)}; {kept}.") from None
         if not self._within_bounds(name, value):
-            raise InvalidInput(f"{label} cannot be {format_number(value)}; {self.describe_range(name)}; {kept}.")
+            raise InvalidInput(
+                f"{label} cannot be {format_number(value, exact=True)}; {self.describe_range(name)}; {kept}."
+            )
         return value
 
     def describe_range(self, name: str) -> str:
@@ -158,7 +143,7 @@ class TimedModel(param.Parameterized):
             return NEVER
         if isinstance(value, str):
             return value
-        return format_number(value)
+        return format_number(value, exact=True)  # reads back as this very value
 
     def _within_bounds(self, name: str, value: float) -> bool:
         low, high = self.param[name].bounds

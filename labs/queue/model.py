@@ -12,6 +12,10 @@ import param
 
 from labs.timed import TimedModel
 
+MIN_SERVICE_RATE = 0.001
+"""The smallest μ the lab takes: below it the M/M/1 figures (1/μ, λ/μ) run past any useful size,
+and at 5e-324 (the smallest float) 1/μ is not even a float."""
+
 
 class MM1Reference(NamedTuple):
     """Steady-state means of the M/M/1 queue (Poisson arrivals, exponential service, one server).
@@ -59,10 +63,12 @@ class QueueModel(TimedModel):
     )
     service_rate = param.Number(
         default=2.0,
-        bounds=(0.0, 100.0),
-        inclusive_bounds=(False, True),
+        bounds=(MIN_SERVICE_RATE, 100.0),
         label="Service rate μ",
-        doc="μ: work the server completes per second while busy, in work units per second.",
+        doc=(
+            "μ: work the server completes per second while busy, in work units per second; at least "
+            "0.001 (one unit in 1000 s), so that 1/μ and λ/μ stay figures a person can read."
+        ),
     )
     initial_backlog = param.Number(
         default=4.0,
@@ -138,12 +144,18 @@ class QueueModel(TimedModel):
 
     @property
     def mm1(self) -> MM1Reference | None:
-        """The M/M/1 steady-state means for these rates, or None when ρ ≥ 1 (no steady state)."""
-        rho = self.rho
-        if rho >= 1:
+        """The M/M/1 steady-state means for these rates, or None when ρ ≥ 1 (no steady state).
+
+        Computed from the gap μ − λ, which is exact in floating point when λ is close to μ, not from
+        1 − ρ, which is not: at λ = 99.99999999999999, μ = 100, ρ/(1 − ρ) gives 9.0 × 10^15 but
+        λ/(μ − λ) gives the true 7.04 × 10^15.
+        """
+        lam, mu = self.arrival_rate, self.service_rate
+        if lam >= mu:
             return None
-        gap = self.service_rate - self.arrival_rate
-        return MM1Reference(rho=rho, L=rho / (1 - rho), Lq=rho**2 / (1 - rho), W=1 / gap, Wq=rho / gap)
+        gap = mu - lam
+        rho = lam / mu
+        return MM1Reference(rho=rho, L=lam / gap, Lq=rho * lam / gap, W=1 / gap, Wq=rho / gap)
 
     def trajectory(self) -> dict[str, np.ndarray]:
         """Breakpoints of the backlog path from 0 to the horizon (exact under linear interpolation).

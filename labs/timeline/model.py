@@ -15,6 +15,7 @@ from typing import NamedTuple
 import numpy as np
 import param
 
+from labs.numbers import NotANumber, parse_number
 from labs.timed import InvalidInput, TimedModel, format_number
 from labs.timeline.schedule import Schedule, step_schedule
 
@@ -175,13 +176,15 @@ def parse_layers(raw: object, kept: str = "") -> tuple[np.ndarray, np.ndarray]:
         ):
             if not text:
                 raise InvalidInput(f"Layers: {where} has no {what} {side} its colon; {example}{tail}")
-            try:
-                value = float(text)
-            except ValueError:
-                raise InvalidInput(f"Layers: in {where}, {_quote(text)} is not a number{tail}") from None
             rule = _describe(low, high, low_inclusive)
-            if not np.isfinite(value):
-                raise InvalidInput(f"Layers: the {what} of layer {number} must be a finite number; {rule}{tail}")
+            try:
+                value = parse_number(text)  # the app's one number rule (here no comma: it separates layers)
+            except NotANumber as refusal:
+                if not refusal.finite:
+                    raise InvalidInput(
+                        f"Layers: the {what} of layer {number} must be a finite number; {rule}{tail}"
+                    ) from None
+                raise InvalidInput(f"Layers: in {where}, {_quote(text)} is not a number{tail}") from None
             if value > high or value < low or (value == low and not low_inclusive):
                 raise InvalidInput(
                     f"Layers: the {what} of layer {number} cannot be {format_number(value)} {unit}; {rule}{tail}"
