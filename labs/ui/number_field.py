@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import panel as pn
 import param
 from panel.viewable import Viewer
 
@@ -31,6 +32,7 @@ class NumberField(Viewer):
             label=f"{label} ({self.unit})" if self.unit else label,
             value=self.model.shown_value(self.control),
         )
+        self._resending = False
         self.input.param.watch(self._typed, "value")
         self.model.param.watch(self._model_changed, self.control)
         self.param.watch(self._show_error, "error")
@@ -39,6 +41,8 @@ class NumberField(Viewer):
         self.input.error = event.new
 
     def _typed(self, event: param.parameterized.Event) -> None:
+        if self._resending:
+            return
         current = self.model.shown_value(self.control)
         if event.new == current:
             self.error = ""
@@ -50,7 +54,25 @@ class NumberField(Viewer):
             self.error = str(refusal)
             return
         self.error = ""
-        self.input.value = self.model.shown_value(self.control)  # as the model reads it: "Never" shows "never"
+        shown = self.model.shown_value(self.control)
+        self.input.value = shown  # as the model reads it: "Never" shows "never", "1,5" shows "1.5"
+        if shown == event.new:
+            # Nothing changed here, so nothing is sent; but a change the server sent before this edit
+            # arrived (a Reset, a preset) may have landed on the page after the student typed, and
+            # the field would show that instead of the value in force. Send it once more, next tick
+            # (now Panel would drop it as an echo of the page's own change).
+            pn.state.execute(self._resend, schedule=True)
+
+    def _resend(self) -> None:
+        """Send the field's value to the page again, even though it has not changed."""
+        shown = self.model.shown_value(self.control)
+        self._resending = True
+        try:
+            with pn.io.hold():  # one message: the change to the temporary text and back combine
+                self.input.value = shown + " "
+                self.input.value = shown
+        finally:
+            self._resending = False
 
     def _model_changed(self, _event: param.parameterized.Event) -> None:
         self.input.value = self.model.shown_value(self.control)

@@ -45,14 +45,21 @@ class TextField(JSComponent):
       error.className = "field-error"
       error.setAttribute("role", "alert")
       wrapper.append(label, error)
+      let editing = false  // typed into since the last Enter or blur
       const commit = () => {
+        editing = false
         if (input.value !== model.value) model.value = input.value
       }
+      input.addEventListener("input", () => { editing = true })
       input.addEventListener("change", commit)
       input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit() })
       const draw = {
         label: () => { caption.textContent = model.label },
-        value: () => { input.value = model.value },  // never on other changes: the student may be typing
+        value: () => {  // never on other changes: the student may be typing
+          // Nor while they are typing in it: a server change sent before their edit arrived (a Reset,
+          // a preset) must not wipe it; Enter or leaving the field sends it, and the server answers.
+          if (!(editing && input.matches(":focus"))) input.value = model.value
+        },
         error: () => {
           error.textContent = model.error
           input.setAttribute("aria-invalid", model.error ? "true" : "false")
