@@ -1,0 +1,108 @@
+"""Seeded fuzz at scale: random student actions across every lab and a lesson exercise, with counts.
+
+Starts the app (``python -m app``) on a free loopback port and drives it with Chromium
+(Playwright), using the engine of ``tests/test_fuzz_browser.py``: controls found by role and name,
+ordinary and hostile typing, Step, Reset, Play/Pause, waits, selects; on the exercise page also
+Start this exercise / Try again and Lock prediction with any text. After every action the page's
+figures are checked against the models (backlog = max(0, q0 + (λ − μ)·t), attainable = min(P, I·B),
+the timeline's buckets/step/exposed, the exercise's verdict against its figures) and for NaN,
+infinities, negative zero and overlong numbers.
+
+The actions are split evenly over four targets (``/queue``, ``/roofline``, ``/timeline`` and
+``/lesson?id=overlap&exercise=growth``), each in runs of ``--per-page`` actions on a freshly opened
+page (a new session). Prints actions by kind, refusals, invariant checks, violations (the first
+few in full), page errors, console errors and server tracebacks; exits 1 if any of the last four
+is not zero.
+
+Usage: ``.venv/bin/python bench/fuzz.py [--actions 10000] [--seed 20261130] [--per-page 250]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+from collections import Counter
+
+from bokeh_client import ROOT, AppServer
+
+sys.path.insert(0, str(ROOT))
+from tests.chromium import launch  # noqa: E402
+from tests.test_fuzz_browser import LABS, SEED, Tally, fuzz_lab, growth_exercise  # noqa: E402
+
+EXERCISE_PATH = "/lesson?id=overlap&exercise=growth"
+TARGETS = ("exercise", "queue", "roofline", "timeline")
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--actions", type=int, default=10_000, help="random actions in all (default 10000)")
+    parser.add_argument("--seed", type=int, default=SEED, help="the seed every choice comes from")
+    parser.add_argument("--per-page", type=int, default=250, help="actions on one page before a fresh one")
+    return parser.parse_args()
+
+
+def main() -> int:
+    args = parse_args()
+    from playwright.sync_api import sync_playwright
+
+    tally = Tally()
+    page_errors: list[str] = []
+    console_errors: list[str] = []
+    per_target: Counter = Counter()
+    rng = random.Random(args.seed)
+    exercise = growth_exercise()
+    started = time.monotonic()
+    with AppServer() as server, sync_playwright() as playwright:
+        browser = launch(playwright)
+        left, run = args.actions, 0
+        while left > 0:
+            target = TARGETS[run % len(TARGETS)]
+            count = min(args.per_page, left)
+            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            page = context.new_page()
+            page.on("pageerror", lambda error, t=target: page_errors.append(f"{t}: {error}"))
+            page.on(
+                "console",
+                lambda message, t=target: console_errors.append(f"{t}: {message.text}")
+                if message.type == "error"
+                else None,
+            )
+            page.base_url = server.base_url  # type: ignore[attr-defined]
+            before = sum(tally.actions.values())
+            if target == "exercise":
+                fuzz_lab(page, LABS["queue"], count, rng.randrange(2**32), tally, EXERCISE_PATH, exercise)
+            else:
+                fuzz_lab(page, LABS[target], count, rng.randrange(2**32), tally)
+            per_target[target] += sum(tally.actions.values()) - before
+            context.close()
+            left -= count
+            run += 1
+            print(
+                f"  {args.actions - left}/{args.actions} actions, {time.monotonic() - started:.0f} s, "
+                f"{len(tally.violations)} violations",
+                flush=True,
+            )
+        browser.close()
+        log = server.log_text()
+    tracebacks = log.count("Traceback")
+    took = time.monotonic() - started
+    print(f"\nfuzz: {sum(tally.actions.values())} actions in {took:.0f} s, seed {args.seed}")
+    print("actions by target: " + ", ".join(f"{k} {v}" for k, v in per_target.items()))
+    print("actions by kind:")
+    for kind, n in sorted(tally.actions.items(), key=lambda item: -item[1]):
+        print(f"  {kind:22} {n}")
+    print(f"refusals:          {tally.refusals}")
+    print(f"invariant checks:  {tally.checks}")
+    print(f"violations:        {len(tally.violations)}")
+    print(f"page errors:       {len(page_errors)}")
+    print(f"console errors:    {len(console_errors)}")
+    print(f"server tracebacks: {tracebacks}")
+    for line in [*tally.violations[:10], *page_errors[:5], *console_errors[:5]]:
+        print("  " + line)
+    return 1 if tally.violations or page_errors or console_errors or tracebacks else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
