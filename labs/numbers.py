@@ -274,8 +274,9 @@ def format_number(value: float, exact: bool = False) -> str:
     value : float
         The number to show.
     exact : bool
-        Show as many digits as it takes to read back as exactly this number (a field's value:
-        99.99999999999999 must not show as 100, or typing 100 would look like no change).
+        Show as many digits as it takes to read back as exactly this number, in the shorter of the
+        two forms (a field's value: 99.99999999999999 must not show as 100, or typing 100 would
+        look like no change; the smallest float shows as 5e-324, not 4.94066e-324).
 
     Returns
     -------
@@ -289,6 +290,8 @@ def format_number(value: float, exact: bool = False) -> str:
     if value == int(value) and abs(value) < 1e15:
         return str(int(value))
     text = f"{value:.6g}"
-    if exact and float(text) != value:
-        text = repr(value).removesuffix(".0")
+    if exact:
+        shortest = repr(value).removesuffix(".0")  # 5e-324, not 4.94066e-324
+        if float(text) != value or len(shortest) < len(text):
+            text = shortest
     return text
