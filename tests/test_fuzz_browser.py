@@ -1,6 +1,6 @@
 """Seeded fuzz: random student actions in a real Chromium, every figure on the page checked.
 
-Each lab gets a few hundred random actions from a fixed seed: typing into its fields (ordinary
+Each lab gets ACTIONS_PER_LAB (160) random actions from a fixed seed: typing into its fields (ordinary
 numbers with a point or a comma, and hostile text: ``-0``, ``1e308``, ``5e-324``, ``nan``, ``inf``,
 ``1,000``, empty, ``abc``, a 5000-character paste), Step, Reset, Play/Pause, waits while playing,
 and its selects (speed, device, model, iteration). Controls are found by role and name, as a
