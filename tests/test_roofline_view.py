@@ -53,7 +53,8 @@ def test_below_the_ridge_exercise_values(lab):
     type_in(lab, "bandwidth", "100")
     text = status_text(lab)
     assert "attainable = 800 GFLOP/s" in text and "memory-bound" in text and "ridge = 10 FLOP/byte" in text
-    assert "memory needs 10 ms, compute needs 8 ms" in text
+    assert "memory needs 10 ms, compute needs 8 ms" in lab.explain.text and "memory needs" not in text
+    assert len(text.split()) < 30, "the live status stays short; the explanation sits outside it"
     assert "TFLOP/s" not in text
     assert lab.kernel.data["x"] == [8] and lab.kernel.data["y"] == [800]
     assert lab.ridge_point.data == {"x": [10], "y": [1000]}

@@ -8,10 +8,12 @@ import param
 from bokeh.models import Div, HoverTool, Label, Range1d, Span
 from bokeh.plotting import figure
 
+from labs.numbers import fixed, fixed_apart
 from labs.queue.model import QueueModel
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
-from labs.ui.playback import escape
+from labs.ui.playback import escape, revealed
+from labs.ui.plot_text import PlotText, path_words
 
 UNITS = {"arrival_rate": "units/s", "service_rate": "units/s", "initial_backlog": "units", "arrivals_stop": "s"}
 
@@ -59,7 +61,7 @@ class QueueLab(LabView):
         self.figure = self._make_figure()
         self.mm1_panel = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         self.refresh()
-        self._assemble(self.fields, self.figure, self.mm1_panel)
+        self._assemble(self.fields, self.figure, self.mm1_panel, plots=[self.figure])
 
     def _template(self) -> str:
         readout = "t = {t} s · backlog = {backlog} units"
@@ -68,10 +70,26 @@ class QueueLab(LabView):
             readout += f" · arrivals stop at {self.model.shown_value('arrivals_stop')} s"
         if self.conceal:
             return escape(readout)
-        readout += f" · net rate λ − μ = {self.model.net_rate:+.2f} units/s"
+        readout += f" · net rate λ − μ = {fixed(self.model.net_rate, sign=True)} units/s"
         if stop is not None:
-            readout += f" until then, −{self.model.service_rate:.2f} units/s after"
+            after = fixed(-self.model.service_rate, sign=True).replace("-", "−")  # never "−0.00"
+            readout += f" until then, {after} units/s after"
         return escape(readout)
+
+    def describe_plots(self) -> list[PlotText]:
+        """The backlog plot as drawn now: the path up to t, the stop line and the M/M/1 mean."""
+        model = self.model
+        drawn = revealed(model.trajectory(), model.t)
+        ts, backlog = list(drawn["t"]), list(drawn["backlog"])
+        summary = path_words(ts, backlog, "units")
+        stop = model.arrivals_stop
+        if stop is not None and stop <= model.horizon:
+            summary += f". A line marks arrivals stopping at t = {model.shown_value('arrivals_stop')} s"
+        ref = model.mm1
+        if ref is not None:
+            summary += f". A dashed line marks the M/M/1 mean L = {fixed(ref.L)}"
+        rows = [[fixed(t), fixed(q)] for t, q in zip(ts, backlog, strict=True)]
+        return [PlotText("Backlog plot", summary + ".", ("t (s)", "backlog (units)"), rows)]
 
     def _make_figure(self):
         fig = figure(
@@ -137,15 +155,15 @@ class QueueLab(LabView):
         )
         if ref is None:
             body = (
-                f"<p>ρ = λ/μ = {self.model.rho:.2f} ≥ 1: <strong>no steady state</strong>. "
+                f"<p>ρ = λ/μ = {fixed(self.model.rho)} ≥ 1: <strong>no steady state</strong>. "
                 "Work arrives at least as fast as it can be served, so the random queue grows "
                 "without bound and has no long-run mean.</p>"
             )
         else:
             body = (
-                f"<p>ρ = λ/μ = {ref.rho:.2f}; mean number in system L = {ref.L:.2f}; "
-                f"waiting Lq = {ref.Lq:.2f}; mean time in system W = {ref.W:.2f} s; "
-                f"waiting Wq = {ref.Wq:.2f} s.</p>"
+                f"<p>ρ = λ/μ = {fixed_apart(ref.rho, 1)}; mean number in system L = {fixed(ref.L)}; "
+                f"waiting Lq = {fixed(ref.Lq)}; mean time in system W = {fixed(ref.W)} s; "
+                f"waiting Wq = {fixed(ref.Wq)} s.</p>"
             )
         if self.model.arrivals_stop is not None:
             body += "<p>The M/M/1 reference assumes arrivals never stop: the stop time is not part of it.</p>"
@@ -181,7 +199,7 @@ class QueueLab(LabView):
         self.mm1_label.update(
             visible=ref is not None,
             y=ref.L if ref else 0,
-            text=f"M/M/1 mean L = {ref.L:.2f}" if ref else "",
+            text=f"M/M/1 mean L = {fixed(ref.L)}" if ref else "",
         )
         stop = model.arrivals_stop
         shown = stop is not None and stop <= model.horizon

@@ -10,7 +10,6 @@ import html
 import math
 from dataclasses import dataclass
 
-import numpy as np
 import panel as pn
 import param
 from bokeh.models import (
@@ -27,10 +26,13 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
+from labs.numbers import fixed
+from labs.numbers import significant as figure_significant
 from labs.roofline.model import AT_RIDGE, MEMORY_BOUND, PLAYBACK_RANGE, RooflineModel
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
-from labs.ui.playback import escape
+from labs.ui.playback import escape, revealed
+from labs.ui.plot_text import PlotText
 
 UNITS = {"intensity": "FLOP/byte", "bandwidth": "GB/s", "peak_compute": "GFLOP/s"}
 
@@ -94,7 +96,7 @@ CUSTOM_DEVICE = "Custom (typed compute roof)"
 
 
 def significant(value: float, digits: int = 4) -> str:
-    """Show a number with at most ``digits`` significant digits, never in exponent notation.
+    """Show a number with at most ``digits`` significant digits (:func:`labs.numbers.significant`).
 
     Parameters
     ----------
@@ -106,13 +108,10 @@ def significant(value: float, digits: int = 4) -> str:
     Returns
     -------
     str
-        ``"800"``, ``"295.2"``, ``"0.0625"``, ``"989000"``.
+        ``"800"``, ``"295.2"``, ``"0.0625"``, ``"989000"``; no exponent between 10^-6 and 10^12,
+        ``"1.235 × 10^15"`` beyond; never ``nan``, ``inf`` or a negative zero.
     """
-    if value == 0 or not math.isfinite(value):
-        return str(value if value else 0)
-    places = digits - 1 - math.floor(math.log10(abs(value)))
-    rounded = round(value, places)
-    return np.format_float_positional(rounded, trim="-")
+    return figure_significant(value, digits)
 
 
 def performance(value: float) -> str:
@@ -177,7 +176,15 @@ HOVER_CODE = """
 const I = special_vars.x
 const P = info.data.P[0], B = info.data.B[0]
 const perf = Math.min(P, I * B)
-const fmt = (v) => Number(v.toPrecision(4)).toString()
+// labs/numbers.py significant(), mirrored: 4 significant digits, m × 10^e beyond 10^-6 … 10^12
+const fmt = (v) => {
+  if (!Number.isFinite(v)) return Number.isNaN(v) ? "undefined" : (v > 0 ? "unbounded" : "unbounded (negative)")
+  if (v !== 0 && (Math.abs(v) >= 1e12 || Math.abs(v) < 1e-6)) {
+    const [mantissa, exponent] = v.toExponential(3).split("e")
+    return `${mantissa} × 10^${Number(exponent)}`
+  }
+  return Number(v.toPrecision(4)).toString().replace(/^-0$/, "0")
+}
 const side = I * B < P ? "memory-bound" : (I * B > P ? "compute-bound" : "at the ridge")
 return `I = ${fmt(I)} FLOP/byte: attainable = ${fmt(perf)} GFLOP/s (${side})`
 """
@@ -224,13 +231,16 @@ class RooflineLab(LabView):
         if self.presets:
             self.device.param.watch(self._device_chosen, "value")
             self.model.param.watch(self._roof_changed, "peak_compute")
+        self.explain = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         self.roofline = self._make_roofline()
         self.race = self._make_race()
         self._drawn: tuple = ()
         self.model.param.watch(self._model_changed, ["t", "horizon", *self.model.controls])
         self.param.watch(self.refresh, "conceal")
         self.refresh()
-        self._assemble(self._controls(), self.roofline, self.race, self._notes())
+        self._assemble(
+            self._controls(), self.explain, self.roofline, self.race, self._notes(), plots=[self.roofline, self.race]
+        )
 
     # ----- layout -------------------------------------------------------------------------
 
@@ -292,44 +302,85 @@ class RooflineLab(LabView):
     def _template(self) -> str:
         m = self.model
         unit, seconds = m.time_unit
-        intensity = significant(m.intensity)
-        if m.regime == AT_RIDGE:
-            regime = m.regime
-        elif m.regime == MEMORY_BOUND:
-            regime = f"{m.regime}: I = {intensity} is left of the ridge"
-        else:
-            regime = f"{m.regime}: I = {intensity} is right of the ridge"
         ridge = escape(f"ridge = {'?' if self.conceal else significant(m.ridge)} FLOP/byte")
         if self.conceal:
-            head = (
-                "<strong>attainable = ? GFLOP/s</strong> · memory-bound or compute-bound: "
-                f"shown once you have run the exercise · {ridge}"
+            head = "<strong>attainable = ? GFLOP/s</strong> · regime shown once you have run the exercise"
+        else:
+            head = f"<strong>{escape('attainable = ' + performance(m.attainable))}</strong> · {escape(m.regime)}"
+        # While concealed the finish time stays out: 8 GFLOP over it is the attainable rate.
+        of_finish = "" if self.conceal else f" of {significant(m.finish_time / seconds)}"
+        race = escape(
+            f"device time = {{time:2}}{of_finish} {unit} · bytes moved {{bytes_pct:0}}% · FLOPs done {{flops_pct:0}}%"
+        )
+        return f"{head} · {ridge}<br>{race}"
+
+    def _explain_html(self) -> str:
+        """Why the kernel attains what it does: outside the live status, so it is not re-read on every change."""
+        if self.conceal:
+            return ""
+        m = self.model
+        unit, seconds = m.time_unit
+        side = {AT_RIDGE: "on", MEMORY_BOUND: "left of"}.get(m.regime, "right of")
+        memory, compute = significant(m.memory_time / seconds), significant(m.compute_time / seconds)
+        slower = "memory sets" if m.memory_time > m.compute_time else "compute sets"
+        if m.at_ridge:
+            slower = "both sides set"
+        why = (
+            f"I = {significant(m.intensity)} FLOP/byte is {side} the ridge. {significant(m.work)} GFLOP moving "
+            f"{significant(m.traffic)} GB: memory needs {memory} {unit}, compute needs {compute} {unit}; "
+            f"{slower} the finish, and {significant(m.work)} GFLOP in {significant(m.finish_time / seconds)} {unit} "
+            f"is {performance(m.achieved_rate)}."
+        )
+        return f"<p style='margin:2px 0;font-size:0.95rem'>{escape(why)}</p>"
+
+    def describe_plots(self) -> list[PlotText]:
+        """The roofline and the race as drawn now; while concealed, without ridge, attainable or finish."""
+        return [self._describe_roofline(), self._describe_race()]
+
+    def _describe_roofline(self) -> PlotText:
+        m = self.model
+        x0, x1 = X_RANGE
+        intensity = significant(m.intensity)
+        rows = [["roof at the left edge", significant(x0), significant(min(m.peak_compute, x0 * m.bandwidth))]]
+        if self.conceal:
+            summary = (
+                f"log–log axes, I from {significant(x0)} to {significant(x1)} FLOP/byte. The roof rises with slope "
+                f"B = {significant(m.bandwidth)} GB/s to a flat compute roof P = {significant(m.peak_compute)} "
+                f"GFLOP/s. Your kernel, at I = {intensity} FLOP/byte, is marked once you have run the exercise."
             )
         else:
-            head = (
-                f"<strong>{escape('attainable = ' + performance(m.attainable))}</strong> · {escape(regime)} · {ridge}"
+            summary = (
+                f"log–log axes, I from {significant(x0)} to {significant(x1)} FLOP/byte. The roof rises with slope "
+                f"B = {significant(m.bandwidth)} GB/s to the ridge at I = {significant(m.ridge)} FLOP/byte, then "
+                f"stays flat at P = {significant(m.peak_compute)} GFLOP/s. Your kernel: I = {intensity} FLOP/byte, "
+                f"{performance(m.attainable)}, {m.regime}."
             )
-        finish = significant(m.finish_time / seconds)
-        # While concealed the finish time stays out: 8 GFLOP over it is the attainable rate.
-        of_finish = "" if self.conceal else f" of {finish}"
-        race = escape(
-            f"Play: device time = {{time:2}}{of_finish} {unit} · "
-            "bytes moved {bytes_pct:0}% · FLOPs done {flops_pct:0}%"
+            rows.append(["ridge", significant(m.ridge), significant(m.peak_compute)])
+        rows.append(["roof at the right edge", significant(x1), significant(min(m.peak_compute, x1 * m.bandwidth))])
+        if not self.conceal:
+            rows.append(["your kernel", intensity, significant(m.attainable)])
+        return PlotText("Roofline plot", summary, ("point", "I (FLOP/byte)", "performance (GFLOP/s)"), rows)
+
+    def _describe_race(self) -> PlotText:
+        m = self.model
+        unit, seconds = m.time_unit
+        drawn = revealed(m.trajectory(), m.t)
+        now = {key: column[-1] for key, column in drawn.items()}
+        summary = (
+            f"bytes moved and FLOPs done, in percent, against device time; drawn up to {fixed(now['time'])} {unit}: "
+            f"bytes moved {fixed(now['bytes_pct'], 0)}%, FLOPs done {fixed(now['flops_pct'], 0)}%."
         )
-        memory = significant(m.memory_time / seconds)
-        compute = significant(m.compute_time / seconds)
-        slower = "memory" if m.memory_time > m.compute_time else "compute"
-        if m.at_ridge:
-            slower = "both sides"
-        why = escape(
-            f"{significant(m.work)} GFLOP moving {significant(m.traffic)} GB: memory needs "
-            f"{memory} {unit}, compute needs {compute} {unit}; {slower} sets the finish, "
-            f"and {significant(m.work)} GFLOP in {finish} {unit} is "
-            f"{performance(m.achieved_rate)}."
-        )
-        if self.conceal:
-            return f"{head}<br>{race}"
-        return f"{head}<br>{race}<br><span style='font-weight:400'>{why}</span>"
+        if not self.conceal:
+            summary += (
+                f" Lines mark memory alone finishing at {significant(m.memory_time / seconds)} {unit} and compute "
+                f"alone at {significant(m.compute_time / seconds)} {unit}."
+            )
+        rows = [
+            [fixed(time), fixed(moved, 0), fixed(done, 0)]
+            for time, moved, done in zip(drawn["time"], drawn["bytes_pct"], drawn["flops_pct"], strict=True)
+        ]
+        columns = (f"device time ({unit})", "bytes moved (%)", "FLOPs done (%)")
+        return PlotText("Race plot", summary, columns, rows)
 
     # ----- figures ------------------------------------------------------------------------
 
@@ -506,6 +557,7 @@ class RooflineLab(LabView):
         self._drawn = self._state()
         self._redraw_roofline()
         self._redraw_race()
+        self.explain.text = self._explain_html()
         self.transport.refresh()
 
     def _redraw_roofline(self) -> None:

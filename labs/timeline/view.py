@@ -17,11 +17,13 @@ import param
 from bokeh.models import BoxAnnotation, ColumnDataSource, Div, FactorRange, Label, LabelSet, Range1d, Span
 from bokeh.plotting import figure
 
+from labs.numbers import fixed
 from labs.timed import InvalidInput, format_number
 from labs.timeline.model import TimelineModel
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
-from labs.ui.playback import escape
+from labs.ui.playback import clipped, escape
+from labs.ui.plot_text import PlotText
 
 UNITS = {
     "layers": "size MiB : backward ms, forward order",
@@ -37,8 +39,8 @@ COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = "#1f6fb2", "#d4541a", "#c0392b"
 
 
 def ms(value: float) -> str:
-    """A time in ms for people: two decimals below 100 ms, one above."""
-    return f"{value:.2f}" if abs(value) < 100 else f"{value:.1f}"
+    """A time in ms for people: two decimals below 100 ms, one above (:func:`labs.numbers.fixed`)."""
+    return fixed(value, 2 if abs(value) < 100 else 1)
 
 
 class TimelineLab(LabView):
@@ -66,7 +68,8 @@ class TimelineLab(LabView):
         self.model.param.watch(self.refresh, ["t", "horizon", *self.model.controls])
         self.param.watch(self.refresh, "conceal")
         self.refresh()
-        self._assemble([self.preset, self.iteration, *self.fields], self.gantt, self.sweep, self.table)
+        controls = [self.preset, self.iteration, *self.fields]
+        self._assemble(controls, self.gantt, self.sweep, self.table, plots=[self.gantt, self.sweep])
 
     def _chooser(self, control: str, name: str) -> pn.widgets.Select:
         """A select for one choice control of the model, kept in step with it both ways."""
@@ -102,6 +105,54 @@ class TimelineLab(LabView):
         return columns
 
     # ----- plots ----------------------------------------------------------------------------
+
+    def describe_plots(self) -> list[PlotText]:
+        """The Gantt as drawn up to t and the cap sweep; nothing an exercise hides."""
+        return [self._describe_gantt(), self._describe_sweep()]
+
+    def _describe_gantt(self) -> PlotText:
+        m = self.model
+        t = m.t
+        full = self.bar_columns()
+        drawn = clipped(full, t)
+        started = [i for i, begin in enumerate(full["start"]) if begin < t]
+        rows = [[full["row"][i], full["label"][i], ms(full["start"][i]), ms(drawn["end"][i])] for i in started]
+
+        def finished(lane: str) -> int:
+            return sum(1 for i in started if full["row"][i] == lane and full["end"][i] <= t)
+
+        slots, reduces = finished(COMPUTE), finished(COMM)
+        words = (
+            f"drawn up to t = {ms(t)} ms: {slots} backward slot{'s' * (slots != 1)} and "
+            f"{reduces} all-reduce{'s' * (reduces != 1)} finished"
+        )
+        under_way = [f"{full['row'][i]} {full['label'][i]}".strip() for i in started if full["end"][i] > t]
+        if under_way:
+            words += "; under way: " + ", ".join(under_way)
+        if not self.conceal:
+            words = (
+                f"backward ends at {ms(m.backward_end)} ms; the last all-reduce ends at {ms(m.step_time)} ms, "
+                f"where the optimizer step starts (exposed tail {ms(m.exposed)} ms). D" + words[1:]
+            )
+        columns = ("row", "bar", "start (ms)", "end drawn (ms)")
+        return PlotText("Gantt of one step", words + ".", columns, rows)
+
+    def _describe_sweep(self) -> PlotText:
+        name = "Step time against bucket cap"
+        if self.conceal:
+            return PlotText(name, "hidden until the exercise has run.")
+        m = self.model
+        sweep = m.step_time_sweep()
+        caps, steps = list(map(float, sweep.cap_mib)), list(map(float, sweep.step))
+        best = min(range(len(steps)), key=steps.__getitem__)
+        summary = (
+            f"caps from {format_number(caps[0])} to {format_number(caps[-1])} MiB on a log scale; "
+            f"the shortest step is {ms(steps[best])} ms at {format_number(caps[best])} MiB; "
+            f"the current cap, {format_number(m.bucket_cap)} MiB, gives {ms(m.step_time)} ms; "
+            f"a dashed line marks {ms(m.no_overlap_step)} ms without overlap."
+        )
+        rows = [[format_number(cap), ms(step)] for cap, step in zip(caps, steps, strict=True)]
+        return PlotText(name, summary, ("bucket cap (MiB)", "step (ms)"), rows)
 
     def _make_gantt(self):
         fig = figure(

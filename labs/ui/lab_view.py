@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import panel as pn
 import param
 from bokeh.model import Model
+from bokeh.plotting import figure as Figure
 from panel.viewable import Viewer
 
 from labs.timed import TimedModel
 from labs.ui.playback import Transport
+from labs.ui.plot_text import PlotText, PlotTexts
 from labs.ui.region import NamedRegion
 
 
@@ -17,8 +21,9 @@ class LabView(Viewer):
 
     A subclass sets ``title`` (the region's accessible name and heading), builds its fields and
     plots in ``__init__`` after calling ``super().__init__``, then calls :meth:`_assemble`; it
-    implements :meth:`_template` (the readout, with ``{t}`` and column placeholders) and
-    :meth:`_redraw` (everything from the model). ``conceal`` is set by a guided exercise to hide the
+    implements :meth:`_template` (the readout, with ``{t}`` and column placeholders),
+    :meth:`_redraw` (everything from the model) and :meth:`describe_plots` (each plot in words and
+    as a table, for screen readers). ``conceal`` is set by a guided exercise to hide the
     values that answer it until the student has run the lab.
     """
 
@@ -41,8 +46,9 @@ class LabView(Viewer):
             bars=self.bar_columns if self.has_bars else None,
         )
         self._layout: NamedRegion | None = None
+        self._plot_texts: PlotTexts | None = None
 
-    def _assemble(self, controls: list[pn.viewable.Viewable], *below: Model) -> None:
+    def _assemble(self, controls: list[pn.viewable.Viewable], *below: Model, plots: Sequence[Figure] = ()) -> None:
         """Lay the lab out: heading, a wrapping row of ``controls``, the transport, then ``below``.
 
         Parameters
@@ -51,12 +57,17 @@ class LabView(Viewer):
             Fields and choosers, in reading order.
         *below : bokeh.model.Model
             Plots and notes under the readout (one Bokeh pane for all of them).
+        plots : sequence of bokeh.plotting.figure
+            The plots among ``below`` that :meth:`describe_plots` describes, in its order; their
+            data tables go under everything else.
         """
+        self._plot_texts = PlotTexts(plots)
+        self._plot_texts.update(self.describe_plots())
         self._layout = NamedRegion(
             label=self.title,
             heading=self.title,
             controls=controls,
-            object=self.transport.view(*below),
+            object=self.transport.view(*below, self._plot_texts.tables),
             sizing_mode="stretch_width",
         )
 
@@ -67,6 +78,13 @@ class LabView(Viewer):
     def _template(self) -> str:
         raise NotImplementedError
 
+    def describe_plots(self) -> list[PlotText]:
+        """Each plot passed to :meth:`_assemble` as ``plots``, in words and as a table, as drawn now.
+
+        What the lab conceals from the plots while an exercise runs stays out of these texts too.
+        """
+        return []
+
     def _redraw(self) -> None:
         raise NotImplementedError
 
@@ -74,6 +92,8 @@ class LabView(Viewer):
         """Redraw everything from the model, sent to the page as one message."""
         with pn.io.hold(self.transport.state.document):
             self._redraw()
+            if self._plot_texts is not None:
+                self._plot_texts.update(self.describe_plots())
 
     def __panel__(self) -> NamedRegion:
         if self._layout is None:

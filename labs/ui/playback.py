@@ -22,8 +22,9 @@ from bokeh.core.properties import Any, Bool, Dict, Float, Int, String
 from bokeh.model import DataModel, Model
 from bokeh.models import Button, Column, ColumnDataSource, CustomJS, Div, Row, Select, Span
 
+from labs.numbers import fixed
 from labs.timed import TimedModel
-from labs.ui.styles import READOUT_STYLE
+from labs.ui.styles import CONTROL_CSS, READOUT_STYLE
 
 PLAYER_JS = (Path(__file__).with_name("player.js")).read_text(encoding="utf-8")
 
@@ -57,7 +58,8 @@ def fill_template(template: str, values: Mapping[str, float]) -> str:
     Parameters
     ----------
     template : str
-        Readout text with placeholders; two decimals unless ``:digits`` says otherwise.
+        Readout text with placeholders; two decimals unless ``:digits`` says otherwise, by
+        :func:`labs.numbers.fixed` (no negative zero, ``m × 10^e`` from 10^12 on).
     values : mapping of str to float
         The numbers to put in.
 
@@ -71,7 +73,7 @@ def fill_template(template: str, values: Mapping[str, float]) -> str:
         key, digits = match.group(1), match.group(2)
         if key not in values:
             return match.group(0)
-        return f"{float(values[key]):.{2 if digits is None else int(digits)}f}"
+        return fixed(values[key], 2 if digits is None else int(digits))
 
     return _PLACEHOLDER.sub(number, template)
 
@@ -215,10 +217,11 @@ class Transport(param.Parameterized):
             sizing_mode="stretch_width",
             margin=(0, 10, 0, 10),
         )
-        self.reset_button = Button(label="Reset", width=80, button_type="light")
-        self.step_button = Button(label="Step", width=80, button_type="light")
-        self.play_button = Button(label="Play", width=80, button_type="primary")
-        self.speed = Select(title="Speed", value="1×", options=list(SPEEDS), width=80)
+        look = {"width": 80, "stylesheets": [CONTROL_CSS]}
+        self.reset_button = Button(label="Reset", button_type="light", **look)
+        self.step_button = Button(label="Step", button_type="light", **look)
+        self.play_button = Button(label="Play", button_type="primary", **look)
+        self.speed = Select(title="Speed", value="1×", options=list(SPEEDS), **look)
         # One browser callback for every control (each CustomJS is a model and carries player.js):
         # it tells a click on Play, Step or Reset from a change the server made to the state.
         # (A js_on_change lives on the document's own model and goes with it; Panel's jscallback

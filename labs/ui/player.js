@@ -28,9 +28,23 @@ function interp(ts, ys, t) {
   return ys[n - 1]
 }
 
+// A figure with fixed decimals, by the rules of labs/numbers.py fixed(): never a negative zero,
+// m × 10^e from 10^12 on, and words instead of NaN or an infinity.
+function figure(value, digits) {
+  const v = Number(value)
+  if (Number.isNaN(v)) return "undefined"
+  if (!Number.isFinite(v)) return v > 0 ? "unbounded" : "unbounded (negative)"
+  if (Math.abs(v) >= 1e12) {
+    const [mantissa, exponent] = v.toExponential(2).split("e")
+    return `${mantissa} × 10^${Number(exponent)}`
+  }
+  const text = v.toFixed(digits)
+  return /[1-9]/.test(text) ? text : text.replace("-", "")
+}
+
 function fill(template, values) {
   return template.replace(/\{(\w+)(?::(\d+))?\}/g, (whole, key, digits) =>
-    key in values ? Number(values[key]).toFixed(digits === undefined ? 2 : Number(digits)) : whole)
+    key in values ? figure(values[key], digits === undefined ? 2 : Number(digits)) : whole)
 }
 
 function frame(t) {
@@ -65,11 +79,25 @@ function frame(t) {
   status.setv({text: fill(state.template, values)}, {sync: false})  // the template is the busy readout
 }
 
+// Bokeh rebuilds a button's <button> element when its label changes, which drops keyboard focus to
+// <body>: a second Enter would then do nothing. A button that had focus gets it back once rebuilt.
+function relabel(button, label) {
+  const view = Bokeh.index.find_one(button)
+  const focused = view != null && view.shadow_el.activeElement != null
+  button.setv({label: label}, {sync: false})
+  if (!focused) return
+  const refocus = (tries) => {
+    if (view.button_el.isConnected && view.button_el.textContent.trim() === label) view.button_el.focus()
+    else if (tries > 0) requestAnimationFrame(() => refocus(tries - 1))
+  }
+  refocus(10)
+}
+
 function stop(report) {
   if (!P.playing) return
   P.playing = false
   cancelAnimationFrame(P.raf)
-  play.setv({label: "Play"}, {sync: false})
+  relabel(play, "Play")
   step_button.setv({disabled: !state.allowed}, {sync: false})  // Step works again once paused
   playing_note.setv({visible: false}, {sync: false})
   state.setv({t: P.t}, {sync: false})
@@ -84,7 +112,7 @@ function start() {
   P.t = state.t >= state.horizon ? 0 : state.t
   P.playing = true
   P.last = performance.now()
-  play.setv({label: "Pause"}, {sync: false})
+  relabel(play, "Pause")
   step_button.setv({disabled: true}, {sync: false})
   playing_note.setv({visible: true}, {sync: false})
   const tick = (now) => {

@@ -1,0 +1,233 @@
+"""Accessibility in Chromium: axe-core on every page, the keyboard alone, focus and plot text.
+
+axe-core comes from the npm registry (``make test`` installs it); a page passes with no
+violation of impact moderate, serious or critical under WCAG 2.1 A/AA and axe's best practices.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from app.library import lessons
+from labs.registry import registrations
+from tests.axe import audit, describe
+from tests.student import wait_until
+
+pytestmark = pytest.mark.browser
+
+LAB_PAGES = [f"/{lab.slug}" for lab in registrations()]
+PAGES = [
+    "/",
+    *LAB_PAGES,
+    *[f"/lesson?id={lesson.slug}" for lesson in lessons()],
+    "/lesson?id=overlap&exercise=growth",
+    "/lab?id=queue",
+]
+NOT_FOUND = ["/no-such-page", "/lesson?id=no-such-lesson"]
+
+# The element that has keyboard focus, looking through shadow roots (Panel and Bokeh use them).
+DEEP_FOCUS = """() => {
+  let el = document.activeElement
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement
+  return el
+}"""
+IS_FOCUSED = f"el => el === ({DEEP_FOCUS})()"
+FOCUS_TAG = f"() => {{ const el = ({DEEP_FOCUS})(); return el ? el.tagName : null }}"
+
+
+def is_focused(locator: Locator) -> bool:
+    return locator.evaluate(IS_FOCUSED)
+
+
+def focus_is_on_a_control(page: Page) -> bool:
+    return page.evaluate(FOCUS_TAG) not in ("BODY", "HTML", None)
+
+
+def tab_to(page: Page, target: Locator, limit: int = 120) -> int:
+    """Press Tab until ``target`` has focus; return how many presses it took."""
+    for presses in range(1, limit + 1):
+        page.keyboard.press("Tab")
+        if is_focused(target):
+            return presses
+    raise AssertionError(f"{target} not reached in {limit} Tabs")
+
+
+def contrast(first: tuple[float, ...], second: tuple[float, ...]) -> float:
+    """WCAG contrast ratio of two sRGB colours (0-255 channels)."""
+
+    def luminance(rgb: tuple[float, ...]) -> float:
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (x / 255 for x in rgb[:3])]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(first), luminance(second)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def focus_ring(locator: Locator) -> tuple[float, tuple[float, ...]]:
+    """Width in px and colour of the outline drawn round a focused element."""
+    style = locator.evaluate("el => { const s = getComputedStyle(el); return [s.outlineWidth, s.outlineColor] }")
+    width = float(style[0].removesuffix("px") or 0)
+    colour = tuple(float(x) for x in re.findall(r"[\d.]+", style[1])[:3])
+    return width, colour
+
+
+def wait_for_page(page: Page, path: str) -> None:
+    if path in NOT_FOUND:
+        page.expects_404 = True
+        response = page.goto(page.base_url + path)
+        assert response is not None and response.status == 404
+        return
+    page.goto(page.base_url + path)
+    expect(page.get_by_role("heading", level=1)).to_be_visible(timeout=20_000)
+    if path != "/":
+        expect(page.get_by_role("button", name="Reset")).to_be_visible(timeout=20_000)
+    page.wait_for_timeout(300)  # the lab's plots lay out
+
+
+@pytest.mark.parametrize("path", PAGES + NOT_FOUND)
+def test_axe_finds_nothing_moderate_or_worse(page, path):
+    wait_for_page(page, path)
+    violations = audit(page)
+    assert not violations, f"{path}:\n{describe(violations)}"
+
+
+def test_axe_on_an_exercise_under_way_with_a_data_table_open(page):
+    wait_for_page(page, "/lesson?id=overlap&exercise=growth")
+    region = page.get_by_role("region", name="Exercise: A backlog that keeps growing")
+    lab = page.get_by_role("region", name="Queue lab")
+    region.get_by_role("textbox", name="Your prediction").fill("1")
+    region.get_by_role("button", name="Lock prediction").click()
+    expect(lab.get_by_role("button", name="Step")).to_be_enabled()
+    lab.get_by_role("button", name="Step").click()
+    lab.get_by_text("Show the backlog plot as a table").click()
+    expect(lab.get_by_role("table", name="Backlog plot")).to_be_visible()
+    violations = audit(page)
+    assert not violations, describe(violations)
+
+
+def test_the_skip_link_is_first_and_lands_in_main(page):
+    wait_for_page(page, "/lesson?id=overlap")
+    page.keyboard.press("Tab")
+    skip = page.get_by_role("link", name="Skip to main content")
+    assert is_focused(skip)
+    width, colour = focus_ring(skip)
+    assert width >= 2 and contrast(colour, (31, 59, 87)) >= 3  # against the dark header
+    page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.id") == "main"
+
+
+def test_enter_toggles_play_and_pause_and_focus_stays(page):
+    wait_for_page(page, "/queue")
+    lab = page.get_by_role("region", name="Queue lab")
+    play = lab.get_by_role("button", name="Play")
+    tab_to(page, play)
+    page.keyboard.press("Enter")
+    pause = lab.get_by_role("button", name="Pause")
+    expect(pause).to_be_visible()
+    wait_until(lambda: is_focused(pause), timeout=5)
+    page.wait_for_timeout(400)
+    page.keyboard.press("Enter")  # a second Enter pauses: focus did not fall to <body>
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    wait_until(lambda: is_focused(lab.get_by_role("button", name="Play")), timeout=5)
+    page.keyboard.press("Space")
+    expect(lab.get_by_role("button", name="Pause")).to_be_visible()
+    page.keyboard.press("Space")
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+
+
+@pytest.mark.parametrize("name", ["Reset", "Step", "Play"])
+def test_transport_buttons_show_a_focus_ring_of_three_to_one(page, name):
+    wait_for_page(page, "/queue")
+    button = page.get_by_role("region", name="Queue lab").get_by_role("button", name=name)
+    tab_to(page, button)
+    width, colour = focus_ring(button)
+    assert width >= 2, f"{name}: outline {width}px"
+    assert contrast(colour, (255, 255, 255)) >= 3, f"{name}: outline colour {colour} on white"
+
+
+def test_an_exercise_done_with_the_keyboard_alone(page):
+    """Growth exercise: Start, type the prediction, Lock, Step twice; focus is never on <body>."""
+    page.goto(page.base_url + "/lesson?id=overlap")
+    region = page.get_by_role("region", name="Exercise: A backlog that keeps growing")
+    lab = page.get_by_role("region", name="Queue lab")
+    expect(lab.get_by_role("button", name="Reset")).to_be_visible(timeout=20_000)
+
+    start = region.get_by_role("button", name=re.compile("Start this exercise"))
+    tab_to(page, start, limit=200)
+    page.keyboard.press("Enter")
+    assert focus_is_on_a_control(page)
+    reset = lab.get_by_role("button", name="Reset")
+    tab_to(page, reset, limit=200)
+    page.keyboard.press("Enter")
+    expect(region.get_by_role("listitem").first).to_contain_text("(done)", timeout=20_000)
+    assert is_focused(reset)
+
+    for field, value in (("Arrival rate λ", "4"), ("Service rate μ", "3")):
+        box = lab.get_by_role("textbox", name=re.compile(field))
+        tab_to(page, box)
+        page.keyboard.press("Control+A")
+        page.keyboard.type(value)
+        page.keyboard.press("Enter")
+        expect(box).to_have_value(value)
+        assert focus_is_on_a_control(page)
+
+    prediction = region.get_by_role("textbox", name="Your prediction")
+    tab_to(page, prediction, limit=200)
+    page.keyboard.type("1")
+    page.keyboard.press("Enter")  # Enter in the field locks, as the Lock button does
+    expect(lab.get_by_role("button", name="Step")).to_be_enabled(timeout=20_000)
+    assert focus_is_on_a_control(page)
+
+    step = lab.get_by_role("button", name="Step")
+    tab_to(page, step, limit=200)
+    for _ in range(2):
+        page.keyboard.press("Enter")
+        page.wait_for_timeout(300)
+        assert is_focused(step), "Step keeps focus"
+    feedback = region.get_by_role("status")
+    expect(feedback).to_contain_text("Correct", timeout=20_000)
+    assert focus_is_on_a_control(page)
+
+
+@pytest.mark.parametrize("path", LAB_PAGES)
+def test_every_plot_is_a_named_image_that_follows_step_not_play(page, path):
+    wait_for_page(page, path)
+    images = page.get_by_role("img")
+
+    def names() -> list[str | None]:
+        return [images.nth(i).get_attribute("aria-label") for i in range(images.count())]
+
+    before = names()
+    assert before and all(name and len(name) > 40 for name in before), before
+    assert not any(re.search(r"nan|inf\b|-0\.00", name) for name in before), before
+    page.get_by_role("button", name="Step").click()
+    wait_until(lambda: names() != before, timeout=10)
+    stepped = names()
+    page.get_by_role("button", name="Play").click()
+    page.wait_for_timeout(700)
+    assert names() == stepped, "no new description per Play frame"
+    page.get_by_role("button", name="Pause").click()
+    wait_until(lambda: names() != stepped, timeout=10)
+
+
+def test_exercise_buttons_show_a_focus_ring_of_three_to_one(page):
+    wait_for_page(page, "/lesson?id=overlap")
+    region = page.get_by_role("region", name="Exercise: A backlog that keeps growing")
+    start = region.get_by_role("button", name=re.compile("Start this exercise"))
+    tab_to(page, start, limit=200)
+    for button in (start,):
+        width, colour = focus_ring(button)
+        assert width >= 2 and contrast(colour, (255, 255, 255)) >= 3, (width, colour)
+    page.keyboard.press("Enter")
+    region.get_by_role("textbox", name=re.compile("Your prediction")).fill("1")
+    region.get_by_role("button", name="Lock prediction").click()
+    again = region.get_by_role("button", name="Try again")
+    expect(again).to_be_visible()
+    wait_until(lambda: is_focused(again), timeout=5)  # Lock moves focus on, not to <body>
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")  # a keyboard focus, so :focus-visible applies
+    width, colour = focus_ring(again)
+    assert width >= 2 and contrast(colour, (255, 255, 255)) >= 3, (width, colour)
