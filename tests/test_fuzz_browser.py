@@ -696,19 +696,16 @@ def test_random_student_actions_keep_every_figure_right(page, lab):
 
 
 @pytest.mark.browser
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "found by bench/fuzz.py: Play from t = 0 moves the readout in the browser only (unsynced); Reset "
-        "sets t = 0 again on the server, whose copy of the readout never changed, so Bokeh sends nothing "
-        "and the page keeps the last played frame (t = 0.45 s after Reset; in an exercise, where the "
-        "concealed readout does not change with λ or μ, it stays through later edits too). The "
-        "playback code (labs/ui/playback.py, player.js) must redraw or resend the readout after a stop."
-    ),
-)
 def test_reset_after_play_shows_t_zero(page):
+    """Found by bench/fuzz.py: Play from t = 0 changes the page only, and a Reset changes nothing on the
+    server, so the page kept its last played frame until Transport.resend sent it everything again."""
     lab = open_lab(page, "/queue", "Queue lab")
     lab.get_by_role("button", name="Play").click()
     wait_until(lambda: reading(lab, "t") >= 0.3)
     lab.get_by_role("button", name="Reset").click()
     expect(lab.get_by_role("status").first).to_contain_text("t = 0.00 s", timeout=5000)
+    lab.get_by_role("button", name="Play").click()  # and Play starts again from 0, not from ≥ 0.3 s
+    page.wait_for_timeout(100)
+    lab.get_by_role("button", name="Pause").click()
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    assert reading(lab, "t") < 0.3

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from labs.numbers import parse_number
 from labs.queue.model import QueueModel
 from labs.timed import InvalidInput
 
@@ -93,13 +94,13 @@ def test_trajectory_breakpoints_reproduce_the_formula(lam, mu, q0):
 
 
 @settings(max_examples=50)
-@given(st.one_of(st.text(max_size=8), st.sampled_from(["nan", "inf", "-inf", "-1", "101", "1e9"])))
+@given(st.one_of(st.text(max_size=8), st.sampled_from(["nan", "inf", "-inf", "-1", "101", "1e9", "1,5", "1,000"])))
 def test_refused_values_change_nothing(raw):
     m = model(4, 3)
     m.t = 2
     before = m.param.values()
     try:
-        value = float(raw.strip().replace("\u2212", "-"))
+        value = parse_number(raw)  # the app's one rule (a decimal comma reads as a point)
     except ValueError:
         value = math.nan
     if math.isfinite(value) and 0 <= value <= 100:

@@ -204,3 +204,16 @@ def test_conceal_hides_the_rates_and_the_height_left_at_the_stop(lab):
     assert lab.transport.reveal.data == {"t": [0.0], "backlog": [4.0]}  # nothing of the path ahead
     lab.conceal = False
     assert lab.figure.y_range.end == 10 and "net rate" in status_text(lab)
+
+
+def test_a_huge_mm1_mean_is_named_above_the_chart_not_drawn():
+    lab = QueueLab()
+    lab.model.apply("service_rate", "100")
+    lab.model.apply("arrival_rate", "99.99999999999999")  # ρ = 1 − 10^-16: L ≈ 7 × 10^15
+    assert lab.figure.y_range.end <= 10, "the backlog keeps its scale"
+    assert not lab.mm1_line.visible
+    assert lab.mm1_label.text == "M/M/1 mean L = 7.04 × 10^15 (above the chart)"
+    assert "above the chart" in lab.figure.tags[0]
+    lab.model.apply("arrival_rate", "2")
+    lab.model.apply("service_rate", "3")
+    assert lab.mm1_line.visible and lab.mm1_line.location == 2 and lab.mm1_label.text == "M/M/1 mean L = 2.00"

@@ -86,8 +86,10 @@ class QueueLab(LabView):
         if stop is not None and stop <= model.horizon:
             summary += f". A line marks arrivals stopping at t = {model.shown_value('arrivals_stop')} s"
         ref = model.mm1
-        if ref is not None:
+        if ref is not None and self._mm1_on_chart(self._peak()):
             summary += f". A dashed line marks the M/M/1 mean L = {fixed(ref.L)}"
+        elif ref is not None:
+            summary += f". The M/M/1 mean L = {fixed(ref.L)} is above the chart"
         rows = [[fixed(t), fixed(q)] for t, q in zip(ts, backlog, strict=True)]
         return [PlotText("Backlog plot", summary + ".", ("t (s)", "backlog (units)"), rows)]
 
@@ -187,19 +189,30 @@ class QueueLab(LabView):
             return max(model.initial_backlog, model.initial_backlog + model.net_rate * model.horizon)
         return max(float(model.trajectory()["backlog"].max()), model.initial_backlog)
 
+    def _mm1_on_chart(self, peak: float) -> bool:
+        """Whether the M/M/1 mean is drawn as a line: only while it does not dwarf the backlog.
+
+        Near ρ = 1 the mean grows without bound (L = 7 × 10^15 at ρ = 1 − 10^-16); stretching the
+        axis to it would flatten the backlog the lab is about, so it is then named, not drawn.
+        """
+        ref = self.model.mm1
+        return ref is not None and ref.L <= max(4 * peak, 10)
+
     def _redraw(self) -> None:
         model = self.model
         peak = self._peak()
         ref = model.mm1
-        if ref is not None:
+        mean_on_chart = self._mm1_on_chart(peak)
+        if mean_on_chart:
             peak = max(peak, ref.L)
+        top = nice_ceiling(peak * 1.1 if peak > 0 else 1)
         self.figure.x_range.update(start=0, end=model.horizon)
-        self.figure.y_range.update(start=0, end=nice_ceiling(peak * 1.1 if peak > 0 else 1))
-        self.mm1_line.update(visible=ref is not None, location=ref.L if ref else 0)
+        self.figure.y_range.update(start=0, end=top)
+        self.mm1_line.update(visible=mean_on_chart, location=ref.L if mean_on_chart else 0)
         self.mm1_label.update(
             visible=ref is not None,
-            y=ref.L if ref else 0,
-            text=f"M/M/1 mean L = {fixed(ref.L)}" if ref else "",
+            y=ref.L if mean_on_chart else top * 0.9,
+            text=(f"M/M/1 mean L = {fixed(ref.L)}" + ("" if mean_on_chart else " (above the chart)")) if ref else "",
         )
         stop = model.arrivals_stop
         shown = stop is not None and stop <= model.horizon

@@ -315,7 +315,26 @@ class Transport(param.Parameterized):
             if self.model.param.values() == before:
                 # The model's watchers redraw on a change; with none, the page still has to be
                 # brought back from what the browser drew unsynced while playing.
-                self._redraw()
+                self.resend()
+
+    def resend(self) -> None:
+        """Redraw, and send the page everything Play may have changed there, changed here or not.
+
+        While playing, the page rewrites the readout, the drawn path, the marker, the bars and its
+        copy of t without telling the server; Bokeh then sends a value only if the server's copy
+        changes. After Play from t = 0 and a Reset, nothing does, so each of these is set to a
+        placeholder first: within the document hold the two assignments combine into one event
+        carrying the real value (one message, as for any redraw).
+        """
+        with pn.io.hold(self.state.document):
+            self.status.text = ""
+            self.reveal.data = {key: [] for key in self.reveal.data}
+            self.marker.data = {key: [] for key in self.marker.data}
+            if self.bars is not None and self.now is not None:
+                self.bars.data = {key: [] for key in self.bars.data}
+                self.now.location = -1.0
+            self.state.t = -1.0
+            self._redraw()
 
     def refresh(self) -> None:
         """Send the model's current state to the page in one message."""
