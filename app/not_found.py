@@ -75,11 +75,7 @@ def missing_lesson_html(asked: str | None, root: str = "./") -> str:
     str
         HTML: an alert and the list of lessons.
     """
-    if asked:
-        said = f'There is no lesson called <strong class="missing">{shorten(asked)}</strong>.'
-    else:
-        said = "This link names no lesson."
-    return f'<p role="alert">{said} The lessons are:</p>{lesson_links(root)}'
+    return _missing_html("lesson", asked, lesson_links(root))
 
 
 def missing_lab_html(asked: str | None, root: str = "./") -> str:
@@ -97,11 +93,16 @@ def missing_lab_html(asked: str | None, root: str = "./") -> str:
     str
         HTML: an alert and the list of labs.
     """
+    return _missing_html("lab", asked, lab_links(root))
+
+
+def _missing_html(kind: str, asked: str | None, links: str) -> str:
+    """An alert that no ``kind`` is called ``asked`` (shortened, escaped), then the ones there are."""
     if asked:
-        said = f'There is no lab called <strong class="missing">{shorten(asked)}</strong>.'
+        said = f'There is no {kind} called <strong class="missing">{shorten(asked)}</strong>.'
     else:
-        said = "This link names no lab."
-    return f'<p role="alert">{said} The labs are:</p>{lab_links(root)}'
+        said = f"This link names no {kind}."
+    return f'<p role="alert">{said} The {kind}s are:</p>{links}'
 
 
 def missing_page_html(path: str, root: str = "./") -> str:

@@ -26,8 +26,7 @@ from bokeh.models import (
 )
 from bokeh.plotting import figure
 
-from labs.numbers import fixed
-from labs.numbers import significant as figure_significant
+from labs.numbers import fixed, significant
 from labs.roofline.model import AT_RIDGE, MEMORY_BOUND, PLAYBACK_RANGE, RooflineModel
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
@@ -93,25 +92,6 @@ DEVICES = {
 }
 TEACHING_DEVICE = next(iter(DEVICES))
 CUSTOM_DEVICE = "Custom (typed compute roof)"
-
-
-def significant(value: float, digits: int = 4) -> str:
-    """Show a number with at most ``digits`` significant digits (:func:`labs.numbers.significant`).
-
-    Parameters
-    ----------
-    value : float
-        The number.
-    digits : int
-        Significant digits to keep.
-
-    Returns
-    -------
-    str
-        ``"800"``, ``"295.2"``, ``"0.0625"``, ``"989000"``; no exponent between 10^-6 and 10^12,
-        ``"1.235 × 10^15"`` beyond; never ``nan``, ``inf`` or a negative zero.
-    """
-    return figure_significant(value, digits)
 
 
 def performance(value: float) -> str:
