@@ -39,6 +39,7 @@ browser: $(VENV)/.installed-test
 # axe-core for the accessibility tests, from the npm registry (npm comes with Node.js; .ci/run
 # installs Debian's npm where it is missing).
 $(AXE):
+	@command -v npm >/dev/null || { echo "make test needs npm to install axe-core (Debian: apt-get install npm)"; exit 1; }
 	npm install --silent --no-audit --no-fund --no-save --prefix .cache/axe axe-core@$(AXE_VERSION)
 
 test: $(VENV)/.installed-test browser $(AXE)
