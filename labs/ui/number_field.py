@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import time
+
 import panel as pn
 import param
 from panel.viewable import Viewer
 
 from labs.timed import InvalidInput, TimedModel
 from labs.ui.text_field import TextField
+
+IN_FLIGHT_SECONDS = 10.0
+"""How long after the server changed a field on its own a typed value may have crossed that change."""
 
 
 class NumberField(Viewer):
@@ -33,6 +38,7 @@ class NumberField(Viewer):
             value=self.model.shown_value(self.control),
         )
         self._resending = False
+        self._server_changed_at = -IN_FLIGHT_SECONDS  # when the server last changed the field itself
         self.input.param.watch(self._typed, "value")
         self.model.param.watch(self._model_changed, self.control)
         self.param.watch(self._show_error, "error")
@@ -56,11 +62,12 @@ class NumberField(Viewer):
         self.error = ""
         shown = self.model.shown_value(self.control)
         self.input.value = shown  # as the model reads it: "Never" shows "never", "1,5" shows "1.5"
-        if shown == event.new:
-            # Nothing changed here, so nothing is sent; but a change the server sent before this edit
-            # arrived (a Reset, a preset) may have landed on the page after the student typed, and
-            # the field would show that instead of the value in force. Send it once more, next tick
-            # (now Panel would drop it as an echo of the page's own change).
+        if shown == event.new and time.monotonic() - self._server_changed_at < IN_FLIGHT_SECONDS:
+            # Nothing changed here, so nothing is sent; but a change the server made to this field
+            # just before (a Reset, a preset) may have landed on the page after the student typed,
+            # and the field would show that instead of the value in force. Send it once more, next
+            # tick (now Panel would drop it as an echo of the page's own change). Only then: an
+            # extra message per edit would cost a class-sized server.
             pn.state.execute(self._resend, schedule=True)
 
     def _resend(self) -> None:
@@ -75,7 +82,10 @@ class NumberField(Viewer):
             self._resending = False
 
     def _model_changed(self, _event: param.parameterized.Event) -> None:
-        self.input.value = self.model.shown_value(self.control)
+        shown = self.model.shown_value(self.control)
+        if shown != self.input.value:  # the server's own change (Reset, a preset), not the echo of a typed one
+            self._server_changed_at = time.monotonic()
+        self.input.value = shown
 
     def __panel__(self) -> TextField:
         return self.input
