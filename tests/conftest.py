@@ -57,6 +57,28 @@ def serve(command: list[str], port: int, log: Path) -> LiveServer:
             time.sleep(0.2)
 
 
+README_PANEL_SERVE = re.compile(r"`(\.venv/bin/panel serve [^`]+)`")
+
+
+def readme_panel_serve_command() -> str:
+    """The `panel serve` command as the README gives it."""
+    match = README_PANEL_SERVE.search((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert match, "the README no longer gives a `.venv/bin/panel serve …` line"
+    return match.group(1)
+
+
+def serve_readme_panel(tmp_path_factory: pytest.TempPathFactory, folder: str) -> Iterator[LiveServer]:
+    """Run the README's `panel serve` line through a shell (so its glob expands) on a free port."""
+    port = _free_port()
+    log = tmp_path_factory.mktemp(folder) / "server.log"
+    server = serve(["bash", "-c", f"exec {readme_panel_serve_command()} --port {port}"], port, log)
+    try:
+        yield server
+    finally:
+        server.process.terminate()
+        server.process.wait(timeout=10)
+
+
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     port = _free_port()

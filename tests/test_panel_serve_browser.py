@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import urllib.request
 from collections.abc import Iterator
 
@@ -11,32 +10,15 @@ from playwright.sync_api import expect
 
 from app.content import load_lessons
 from labs.registry import registrations
-from tests.conftest import ROOT, LiveServer, _free_port, serve
+from tests.conftest import LiveServer, serve_readme_panel
 from tests.student import type_value
 
 pytestmark = pytest.mark.browser
 
-README_LINE = re.compile(r"`(\.venv/bin/panel serve [^`]+)`")
-
-
-def readme_command() -> str:
-    """The `panel serve` command as the README gives it."""
-    match = README_LINE.search((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert match, "the README no longer gives a `.venv/bin/panel serve …` line"
-    return match.group(1)
-
-
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """The README's command, run by a shell in the repository (so its glob expands), on a free port."""
-    port = _free_port()
-    log = tmp_path_factory.mktemp("panel-serve") / "server.log"
-    server = serve(["bash", "-c", f"exec {readme_command()} --port {port}"], port, log)
-    try:
-        yield server
-    finally:
-        server.process.terminate()
-        server.process.wait(timeout=10)
+    yield from serve_readme_panel(tmp_path_factory, "panel-serve")
 
 
 def test_every_page_the_index_links_to_answers(live_server):

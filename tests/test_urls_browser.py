@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 import pytest
@@ -10,7 +9,7 @@ from playwright.sync_api import Page, expect
 
 from app.content import load_lessons
 from labs.registry import registrations
-from tests.conftest import ROOT, LiveServer, _free_port, serve
+from tests.conftest import LiveServer, serve_readme_panel
 
 pytestmark = pytest.mark.browser
 
@@ -56,16 +55,7 @@ def student(browser, live_server: LiveServer) -> Iterator[Page]:
 @pytest.fixture(scope="module")
 def panel_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """The README's ``panel serve`` command, on a free port."""
-    match = re.search(r"`(\.venv/bin/panel serve [^`]+)`", (ROOT / "README.md").read_text(encoding="utf-8"))
-    assert match, "the README no longer gives a `.venv/bin/panel serve …` line"
-    port = _free_port()
-    log = tmp_path_factory.mktemp("panel-serve-urls") / "server.log"
-    server = serve(["bash", "-c", f"exec {match.group(1)} --port {port}"], port, log)
-    try:
-        yield server
-    finally:
-        server.process.terminate()
-        server.process.wait(timeout=10)
+    yield from serve_readme_panel(tmp_path_factory, "panel-serve-urls")
 
 
 @pytest.fixture
