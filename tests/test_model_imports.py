@@ -12,6 +12,8 @@ LABS = Path(__file__).resolve().parents[1] / "labs"
 PURE = [
     *sorted(LABS.glob("*/model.py")),
     *sorted(LABS.glob("*/schedule.py")),
+    LABS / "timeline" / "layers.py",
+    LABS / "timeline" / "presets.py",
     LABS / "timed.py",
     LABS / "numbers.py",
 ]

@@ -506,7 +506,7 @@ def test_every_control_is_a_parameter_with_a_label_and_a_doc():
         assert parameter.label and parameter.doc
     for name in m.number_controls:
         assert m.param[name].bounds[0] is not None and m.param[name].bounds[1] is not None
-    assert set(m.controls) == {*m.typed_controls, *m.choice_controls}
+    assert set(m.controls) == {*m.typed_controls, *m.choice_controls, *m.switch_controls}
     labels = {m.param[name].label for name in m.controls}
     assert {"Layers", "Bucket cap", "First bucket cap", "Ranks p", "Model", "Iteration"} <= labels
     assert {"Network bandwidth B", "Latency α", "Straggler delay"} <= labels

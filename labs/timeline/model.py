@@ -1,7 +1,9 @@
-"""The bucket timeline: one data-parallel training step on one rank, after DDP's bucket rebuild.
+"""The bucket timeline: one data-parallel training step on one rank, and what breaks its overlap.
 
-Imports only param and numpy (and the pure schedule in :mod:`labs.timeline.schedule`: DDP's bucket
-assignment and the all-reduce stream, which this model feeds with its controls).
+Imports only param and numpy (and the pure modules beside it: the Layers field's language in
+:mod:`labs.timeline.layers`, the presets in :mod:`labs.timeline.presets`, and DDP's bucket layouts
+and the step's event simulation in :mod:`labs.timeline.schedule`, which this model feeds with its
+controls).
 
 Units: gradient sizes in MiB (2^20 bytes), bucket caps in MiB, backward times and every time on
 the timeline in milliseconds, network bandwidth B in decimal GB/s (10^9 bytes/s), latency α in
@@ -15,63 +17,78 @@ from typing import NamedTuple
 import numpy as np
 import param
 
-from labs.numbers import NotANumber, parse_number
 from labs.timed import InvalidInput, TimedModel, format_number
-from labs.timeline.schedule import Schedule, step_schedule
-
-MIB = 2**20
-"""Bytes in one MiB."""
-
-EQUAL_LAYERS = "8 equal layers"
-EMBEDDING_FIRST = "Large embedding first"
-CUSTOM = "Custom"
-"""What the "Model" choice reads once the layers match no preset."""
-
-PRESETS: tuple[str, ...] = (EQUAL_LAYERS, EMBEDDING_FIRST)
-"""The names of the model presets, in the order the "Model" choice lists them (then Custom)."""
-
-PRESET_LAYERS: tuple[tuple[str, str], ...] = (
-    (EQUAL_LAYERS, ", ".join(["8:2"] * 8)),
-    (EMBEDDING_FIRST, ", ".join(["128:0.5", *["8:2"] * 8])),
+from labs.timeline.layers import (
+    MAX_LAYERS,
+    MIB,
+    SIZE_RANGE_MIB,
+    TIME_RANGE_MS,
+    cap_to_bytes,
+    format_layers,
+    parse_layers,
+    to_bytes,
 )
-"""The presets as ``(name, layers)``: ``size:time`` pairs in forward order (MiB : ms).
+from labs.timeline.presets import (
+    CUSTOM,
+    EMBEDDING_FIRST,
+    EQUAL_LAYERS,
+    PRESET_LAYERS,
+    PRESETS,
+    matching_preset,
+    preset_layers,
+)
+from labs.timeline.schedule import FIRST_ITERATION as FIRST_LAYOUT
+from labs.timeline.schedule import REBUILT, REGISTRATION, Effects, Schedule, step_end, step_schedule
 
-"8 equal layers": 8 × 8 MiB, 2 ms each. "Large embedding first": a 128 MiB embedding whose
-backward takes 0.5 ms, then the same 8 layers. The embedding comes first in the forward pass, so its
-gradient is the last one ready; at the defaults it closes the last bucket (24 MiB of layers + 128 MiB)
-exactly when backward ends, and that whole all-reduce is exposed.
-"""
+__all__ = [
+    "AFTER_REBUILD",
+    "CUSTOM",
+    "DEFAULT_CAPS",
+    "EMBEDDING_FIRST",
+    "EQUAL_LAYERS",
+    "FIND_UNUSED",
+    "FIRST_ITERATION",
+    "ITERATIONS",
+    "MAX_LAYERS",
+    "MIB",
+    "NONE",
+    "PRESETS",
+    "PRESET_LAYERS",
+    "SIZE_RANGE_MIB",
+    "SWEEP_CAPS_MIB",
+    "TIME_RANGE_MS",
+    "Bucket",
+    "Sweep",
+    "TimelineModel",
+    "format_layers",
+    "nice_step",
+    "parse_layers",
+    "preset_layers",
+    "to_bytes",
+]
 
 AFTER_REBUILD = "After the bucket rebuild (iteration 2 on)"
 FIRST_ITERATION = "First iteration (one bucket)"
-ITERATIONS = (AFTER_REBUILD, FIRST_ITERATION)
+FIND_UNUSED = "find_unused_parameters=True (registration order, never rebuilt)"
+ITERATIONS = (AFTER_REBUILD, FIRST_ITERATION, FIND_UNUSED)
+LAYOUT_OF = {AFTER_REBUILD: REBUILT, FIRST_ITERATION: FIRST_LAYOUT, FIND_UNUSED: REGISTRATION}
+"""The bucket layout (:mod:`labs.timeline.schedule`) each Iteration choice shows."""
 
-MAX_LAYERS = 512
-"""The most layers the Layers field takes."""
+DEFAULT_CAPS = (1.0, 25.0)
+"""DDP's caps when ``bucket_cap_mb`` is not given: a 1 MiB first bucket, 25 MiB after it."""
 
-SIZE_RANGE_MIB = (0.0, 65536.0)
-"""A layer's gradient size: above 0 and at most 64 GiB."""
-
-TIME_RANGE_MS = (0.0, 10000.0)
-"""A layer's backward time: at least 0 and at most 10 s."""
+NONE = "none"
+"""How the Missing event and Rank skips a gradient choices read when off."""
 
 SWEEP_CAPS_MIB: tuple[float, ...] = tuple(0.25 * 2 ** (k / 4) for k in range(49))
 """The default bucket caps of :meth:`TimelineModel.step_time_sweep`: 0.25 to 1024 MiB, 4 per octave."""
 
-CONTROL_UNITS: tuple[tuple[str, str], ...] = (
-    ("layers", "MiB : ms"),
-    ("bucket_cap", "MiB"),
-    ("first_bucket_cap", "MiB"),
-    ("ranks", ""),
-    ("bandwidth", "GB/s"),
-    ("latency", "µs"),
-    ("straggler", "ms"),
-)
-"""The unit shown after each typed control's label."""
+_ON = frozenset({"on", "yes", "true", "1", "checked"})
+_OFF = frozenset({"off", "no", "false", "0", "unchecked"})
 
 
 class Bucket(NamedTuple):
-    """One bucket of the step and its all-reduce (times in ms).
+    """One bucket of the step and its all-reduce (times in ms; ``inf`` for a time that never comes).
 
     Attributes
     ----------
@@ -83,6 +100,8 @@ class Bucket(NamedTuple):
         Its size in MiB.
     ready : float
         When every rank has produced all its gradients.
+    issue : float
+        When the host issues its all-reduce.
     start, end : float
         Its all-reduce on the communication stream.
     """
@@ -91,6 +110,7 @@ class Bucket(NamedTuple):
     nbytes: int
     mib: float
     ready: float
+    issue: float
     start: float
     end: float
 
@@ -108,143 +128,11 @@ class Sweep(NamedTuple):
     cap_mib : numpy.ndarray
         Bucket caps in MiB.
     step : numpy.ndarray
-        The step time in ms at each cap, every other control as it is.
+        The step time in ms at each cap, every other control as it is (``inf`` where the step hangs).
     """
 
     cap_mib: np.ndarray
     step: np.ndarray
-
-
-def _describe(low: float, high: float, low_inclusive: bool) -> str:
-    lower = "at least" if low_inclusive else "above"
-    return f"use a number {lower} {format_number(low)} and at most {format_number(high)}"
-
-
-def _quote(piece: str) -> str:
-    piece = piece.strip()
-    return repr(piece if len(piece) <= 24 else piece[:21] + "...")
-
-
-def parse_layers(raw: object, kept: str = "") -> tuple[np.ndarray, np.ndarray]:
-    """Read the Layers field: ``size:time`` pairs in forward order, gradient MiB : backward ms.
-
-    Pairs are separated by commas, semicolons or new lines (so decimals take a point: ``2.5``);
-    spaces do not matter and an empty place between two separators is skipped. Sizes are kept to the
-    whole byte (at least 1, see :func:`to_bytes`) and times to the nanosecond (10^-6 ms), as a real
-    tensor and a real clock would have them.
-
-    Parameters
-    ----------
-    raw : object
-        What was typed, e.g. ``"64:0.5, 8:2, 8:2"``.
-    kept : str, optional
-        Appended to every refusal, e.g. ``"kept the previous layers"``.
-
-    Returns
-    -------
-    tuple of numpy.ndarray
-        ``(sizes_mib, backward_ms)``, one entry per layer in forward order.
-
-    Raises
-    ------
-    InvalidInput
-        With a message for the student: no layer, more than 512, a pair without its colon or with
-        two, an empty, non-numeric, NaN or infinite number, a size not above 0 or a time below 0,
-        or either one past its maximum.
-    """
-    tail = f"; {kept}." if kept else "."
-    example = "write each layer as size:time (gradient MiB : backward ms), for example 8:2"
-    if not isinstance(raw, str):
-        raise InvalidInput(f"Layers: type the layers as text, {example}{tail}")
-    pieces = [p for p in raw.replace(";", ",").replace("\n", ",").split(",") if p.strip()]
-    if not pieces:
-        raise InvalidInput(f"Layers: there is no layer; {example}{tail}")
-    if len(pieces) > MAX_LAYERS:
-        raise InvalidInput(f"Layers: {len(pieces)} layers are more than this lab takes; use at most {MAX_LAYERS}{tail}")
-    sizes, times = [], []
-    for number, piece in enumerate(pieces, start=1):
-        where = f"layer {number} ({_quote(piece)})"
-        if ":" not in piece:
-            raise InvalidInput(f"Layers: {where} has no colon; {example} (decimals take a point: 2.5){tail}")
-        if piece.count(":") > 1:
-            raise InvalidInput(f"Layers: {where} has more than one colon; {example}{tail}")
-        size_text, time_text = (part.strip().replace("\u2212", "-") for part in piece.split(":"))
-        values = []
-        for text, what, unit, (low, high), low_inclusive, side in (
-            (size_text, "gradient size", "MiB", SIZE_RANGE_MIB, False, "before"),
-            (time_text, "backward time", "ms", TIME_RANGE_MS, True, "after"),
-        ):
-            if not text:
-                raise InvalidInput(f"Layers: {where} has no {what} {side} its colon; {example}{tail}")
-            rule = _describe(low, high, low_inclusive)
-            try:
-                value = parse_number(text)  # the app's one number rule (here no comma: it separates layers)
-            except NotANumber as refusal:
-                if not refusal.finite:
-                    raise InvalidInput(
-                        f"Layers: the {what} of layer {number} must be a finite number; {rule}{tail}"
-                    ) from None
-                raise InvalidInput(f"Layers: in {where}, {_quote(text)} is not a number{tail}") from None
-            if value > high or value < low or (value == low and not low_inclusive):
-                raise InvalidInput(
-                    f"Layers: the {what} of layer {number} cannot be {format_number(value)} {unit}; {rule}{tail}"
-                )
-            values.append(value)
-        sizes.append(values[0])
-        times.append(values[1])
-    return to_bytes(np.array(sizes)) / MIB, np.round(np.array(times), 6)
-
-
-def format_layers(sizes_mib: list[float] | np.ndarray, backward_ms: list[float] | np.ndarray) -> str:
-    """Write layers back as the Layers field shows them, e.g. ``"64:0.5, 8:2"``.
-
-    Parameters
-    ----------
-    sizes_mib : sequence of float
-        Gradient sizes in MiB, forward order.
-    backward_ms : sequence of float
-        Backward times in ms, forward order.
-
-    Returns
-    -------
-    str
-        ``size:time`` pairs joined by ``", "``, numbers as the inputs show them.
-    """
-    return ", ".join(
-        f"{format_number(float(s))}:{format_number(float(t))}" for s, t in zip(sizes_mib, backward_ms, strict=True)
-    )
-
-
-def to_bytes(size_mib: float | np.ndarray) -> np.ndarray:
-    """Gradient sizes in whole bytes, as a tensor has: MiB × 2^20 rounded, at least 1 byte.
-
-    Parameters
-    ----------
-    size_mib : float or numpy.ndarray
-        Sizes in MiB, above 0.
-
-    Returns
-    -------
-    numpy.ndarray
-        int64 byte counts.
-    """
-    return np.maximum(1, np.rint(np.asarray(size_mib, dtype=float) * MIB)).astype(np.int64)
-
-
-def cap_to_bytes(cap_mib: float) -> int:
-    """A bucket cap in bytes the way DDP converts ``bucket_cap_mb``: ``int(cap × 2^20)``, truncated.
-
-    Parameters
-    ----------
-    cap_mib : float
-        The cap in MiB.
-
-    Returns
-    -------
-    int
-        The cap in bytes.
-    """
-    return int(cap_mib * MIB)
 
 
 def nice_step(duration: float) -> float:
@@ -270,63 +158,55 @@ def nice_step(duration: float) -> float:
         exponent -= 1
 
 
-def preset_layers(name: str) -> str:
-    """The Layers text of a preset.
-
-    Parameters
-    ----------
-    name : str
-        One of :data:`PRESETS`.
-
-    Returns
-    -------
-    str
-        Its ``size:time`` pairs in forward order.
-
-    Raises
-    ------
-    KeyError
-        If there is no such preset.
-    """
-    for preset, layers in PRESET_LAYERS:
-        if preset == name:
-            return layers
-    raise KeyError(name)
-
-
 def _default_step_end() -> float:
     sizes, times = parse_layers(preset_layers(EQUAL_LAYERS))
     return step_schedule(to_bytes(sizes), times, cap_to_bytes(1.0), cap_to_bytes(25.0), 8, 10.0, 0.0).step_end
 
 
+def _numbered(word: str, value: int | None) -> str:
+    return NONE if value is None else f"{word} {value}"
+
+
 class TimelineModel(TimedModel):
-    """One data-parallel training step on one rank after DDP's bucket rebuild (times in ms).
+    """One data-parallel training step on one rank, DDP's buckets and what breaks the overlap (ms).
 
     **Backward.** The network's layers are given in forward order, each with a gradient size and a
     backward time. Backward starts at t = 0 with the last layer and ends with the first; a layer's
-    gradient is ready when its backward slot ends.
+    gradient is written when its backward slot ends.
 
-    **Buckets.** After the rebuild (iteration 2 on), gradients are bucketed in ready order by
-    :func:`assign_buckets`: the first bucket closes once it holds at least the first bucket cap,
-    every later one at the bucket cap, the last holds the rest. The first iteration instead
-    reduces one bucket holding every gradient.
+    **Buckets** (the Iteration choice). After the rebuild (iteration 2 on), gradients are bucketed in
+    ready order: the first bucket closes once it holds at least the first bucket cap, every later
+    one at the bucket cap, the last holds the rest. The first iteration reduces one bucket holding
+    every gradient. With ``find_unused_parameters=True`` the buckets are assigned over the layers in
+    registration (forward) order and the list reversed, and never rebuilt: the first cap falls on the
+    first layers, whose bucket is reduced last.
 
     **Straggler.** This rank is on time; the slowest rank produces every gradient d ms later, so
-    every bucket is globally ready d ms after its last gradient here. A collective cannot start
-    before every rank is ready, so on this rank the wait shows up as communication after backward.
+    every bucket is globally ready d ms after its last gradient here.
 
-    **All-reduce stream.** Buckets are reduced in bucket order on one stream: bucket k starts at
-    ``max(ready_k, end_{k−1})`` and takes ``2(p−1)·α + 2(p−1)/p · n / B``.
+    **Host and stream.** The host issues bucket k at ``max(ready_k, issue_{k−1}) + g`` (launch gap
+    g); its all-reduce starts at ``max(issue_k, end_{k−1})`` on the one stream and needs
+    ``2(p−1)·α + 2(p−1)/p · n / B`` of solo time.
 
-    **Step.** It ends at ``max(backward end, last all-reduce end)``, when the optimizer may start;
-    the exposed communication is ``step end − backward end`` on this rank (the slowest rank's
-    backward ends d later: see :attr:`slowest_rank_exposed`). The no-overlap reference is backward,
-    then one all-reduce of everything once all ranks are ready.
+    **What breaks the ideal** (:class:`labs.timeline.schedule.Effects`): contention (backward at
+    1/s_c of its rate while an all-reduce is in flight, the all-reduce at 1/s_m while backward
+    runs), a missing event on one bucket (issued without waiting for its gradients), an optimizer
+    that does not wait, a synchronization after every bucket (backward stops while each runs), and
+    a rank that skips one layer's gradient (the step hangs unless the reducer marks unused
+    gradients ready, as with ``find_unused_parameters=True``).
 
-    **Time.** ``t`` is in ms since backward began; the horizon is the step end; one Step is
-    :func:`nice_step` of the step (10 to 25 Steps per step). Editing a control keeps t, clamped.
+    **Step.** The optimizer starts at ``max(backward end, last all-reduce end)`` (at backward end if
+    it does not wait); exposed communication is ``step end − backward end``. A result is invalid
+    when an all-reduce read a gradient before every rank wrote it or the optimizer read one before
+    its all-reduce ended. The no-overlap reference is backward, then one all-reduce of everything.
 
-    Every output is derived from the controls; nothing is stored but the controls and t.
+    **Time.** ``t`` is in ms since backward began; the horizon is the end of everything drawn (the
+    step end, or the end of an all-reduce the optimizer did not wait for, or a stretch past the
+    last event of a step that hangs); one Step is :func:`nice_step` of it. Editing a control keeps
+    t, clamped.
+
+    Every output is derived from the controls; the horizon and the step size are kept in step with
+    them by one reaction (the shared transport reads them as parameters).
     """
 
     controls = (
@@ -337,15 +217,37 @@ class TimelineModel(TimedModel):
         "bandwidth",
         "latency",
         "straggler",
+        "compute_slowdown",
+        "comm_slowdown",
+        "launch_gap",
         "preset",
         "iteration",
+        "missing_event",
+        "skipped_layer",
+        "optimizer_waits",
+        "sync_each",
     )
-    typed_controls = ("layers", "bucket_cap", "first_bucket_cap", "ranks", "bandwidth", "latency", "straggler")
+    typed_controls = (
+        "layers",
+        "bucket_cap",
+        "first_bucket_cap",
+        "ranks",
+        "bandwidth",
+        "latency",
+        "straggler",
+        "compute_slowdown",
+        "comm_slowdown",
+        "launch_gap",
+    )
     """The controls typed into a field: Layers as text, the others one number each."""
     number_controls = typed_controls[1:]
     """The controls typed as one number each."""
-    choice_controls = ("preset", "iteration")
-    """The controls chosen from a list (their ``objects``; Model's Custom is shown, not chosen)."""
+    choice_controls = ("preset", "iteration", "missing_event", "skipped_layer")
+    """The controls chosen from a list (Model's Custom is shown, not chosen)."""
+    numbered_choices = {"missing_event": "bucket", "skipped_layer": "layer"}
+    """The choices of a bucket or a layer by its number ("none", "bucket 1", ...), and their word."""
+    switch_controls = ("optimizer_waits", "sync_each")
+    """The controls that are on or off (checkboxes)."""
     CUSTOM = CUSTOM
 
     t = param.Number(
@@ -363,7 +265,7 @@ class TimelineModel(TimedModel):
         default=_default_step_end(),
         bounds=(0.0, None),
         inclusive_bounds=(False, True),
-        doc="Derived, kept in step with the controls: the step end in ms, where Step and Play stop.",
+        doc="Derived, kept in step with the controls: the end of what is drawn in ms, where Step and Play stop.",
     )
     preset = param.Selector(
         objects=[*PRESETS, CUSTOM],
@@ -417,47 +319,91 @@ class TimelineModel(TimedModel):
         label="Straggler delay",
         doc="d: the slowest rank produces every gradient d ms later than this rank, delaying every bucket.",
     )
+    compute_slowdown = param.Number(
+        default=1.0,
+        bounds=(1.0, 100.0),
+        label="Compute slowdown while communicating",
+        doc="s_c: while an all-reduce is in flight, backward runs at 1/s_c of its solo speed (1 = no contention).",
+    )
+    comm_slowdown = param.Number(
+        default=1.0,
+        bounds=(1.0, 100.0),
+        label="Communication slowdown while computing",
+        doc="s_m: while backward runs, an all-reduce runs at 1/s_m of its solo speed (1 = no contention).",
+    )
+    launch_gap = param.Number(
+        default=0.0,
+        bounds=(0.0, 10000.0),
+        label="Launch gap",
+        doc="g: the host spends g ms issuing each all-reduce, after its bucket is ready and the last one was issued.",
+    )
     iteration = param.Selector(
         objects=list(ITERATIONS),
         default=AFTER_REBUILD,
         label="Iteration",
-        doc="After the rebuild, buckets follow the observed ready order; the first iteration has one bucket.",
+        doc=(
+            "After the rebuild, buckets follow the observed ready order; the first iteration has one "
+            "bucket; find_unused_parameters=True keeps the registration-order layout, reversed."
+        ),
+    )
+    missing_event = param.Integer(
+        default=None,
+        allow_None=True,
+        bounds=(1, MAX_LAYERS),
+        label="Missing event",
+        doc="A bucket whose all-reduce is issued without waiting for its gradients (none: every one waits).",
+    )
+    skipped_layer = param.Integer(
+        default=None,
+        allow_None=True,
+        bounds=(1, MAX_LAYERS),
+        label="Rank skips a gradient",
+        doc="A layer whose gradient one other rank never produces (a rank-dependent branch); none: every rank does.",
+    )
+    optimizer_waits = param.Boolean(
+        default=True,
+        label="Optimizer waits for the all-reduce",
+        doc="On: the optimizer starts once the last all-reduce ends. Off: it starts when backward ends.",
+    )
+    sync_each = param.Boolean(
+        default=False,
+        label="Synchronize after every bucket",
+        doc="On: backward stops while each all-reduce runs (a global synchronization after each collective).",
     )
 
     def __init__(self, **params):
-        super().__init__(**params)
-        if "layers" not in params and self.preset != CUSTOM:
-            self.layers = preset_layers(self.preset)
+        preset = params.get("preset", EQUAL_LAYERS)
+        if "layers" not in params and preset != CUSTOM:
+            params["layers"] = preset_layers(preset)
         self._parsed_text: str | None = None
         self._parsed: tuple[np.ndarray, np.ndarray] = (np.empty(0), np.empty(0))
-        self._memo_key: tuple | None = None
-        self._memo: Schedule | None = None
+        self._memo: dict[str, tuple[tuple, object]] = {}
+        super().__init__(**params)
         self._layer_arrays()  # refuse bad layers given to the constructor
-        self.preset = self._matching_preset()
-        self.param.watch(self._layers_changed, "layers")
-        self.param.watch(self._preset_chosen, "preset")
-        self.param.watch(self._controls_changed, list(self.controls))
+        self.preset = matching_preset(*self._layer_arrays())
         self._controls_changed()
 
     # ----- controls ------------------------------------------------------------------------------
 
-    def parse(self, name: str, raw: object) -> float | str:
-        """Turn what a student typed into a valid value for control ``name``, or refuse it.
+    def parse(self, name: str, raw: object) -> float | str | int | bool | None:
+        """Turn what a student typed or chose into a valid value for control ``name``, or refuse it.
 
         As :meth:`labs.timed.TimedModel.parse` for the numeric controls, except that Ranks p must
         be a whole number. Layers takes ``size:time`` text (see :func:`parse_layers`) and gives it
-        back written the standard way; Model and Iteration take one of their choices.
+        back written the standard way; Model and Iteration take one of their choices; Missing
+        event and Rank skips a gradient take ``"none"``, ``"bucket 2"`` / ``"layer 2"`` or the number;
+        the switches take True or False (or on/off).
 
         Parameters
         ----------
         name : str
             The parameter name of a control.
         raw : object
-            The typed text, a number, or a choice.
+            The typed text, a number, a choice or a switch's state.
 
         Returns
         -------
-        float or str
+        float, str, int, bool or None
             The value to set.
 
         Raises
@@ -467,6 +413,10 @@ class TimelineModel(TimedModel):
         """
         if name == "layers":
             return format_layers(*parse_layers(raw, kept="kept the previous layers"))
+        if name in self.numbered_choices:
+            return self._parse_numbered(name, raw)
+        if name in self.switch_controls:
+            return self._parse_switch(name, raw)
         if name in self.choice_controls:
             label = self.param[name].label
             current = getattr(self, name)
@@ -486,7 +436,65 @@ class TimelineModel(TimedModel):
             )
         return value
 
-    def apply(self, name: str, raw: object) -> float | str:
+    def _parse_numbered(self, name: str, raw: object) -> int | None:
+        word = self.numbered_choices[name]
+        label = self.param[name].label
+        count = self.bucket_count if word == "bucket" else self.layer_count
+        kept = f"kept {self.choice_text(name)}"
+        if raw is None or (isinstance(raw, str) and raw.strip().lower() in {NONE, ""}):
+            return None
+        text = raw.strip().lower().removeprefix(word).strip() if isinstance(raw, str) else raw
+        if isinstance(text, bool) or not (isinstance(text, int) or (isinstance(text, str) and text.isdigit())):
+            raise InvalidInput(
+                f"{label}: {str(raw).strip()!r} is not a choice; choose none or a {word} by number; {kept}."
+            )
+        number = int(text)
+        if not 1 <= number <= count:
+            raise InvalidInput(f"{label}: there is no {word} {number}; this step has {count} {word}s; {kept}.")
+        return number
+
+    def _parse_switch(self, name: str, raw: object) -> bool:
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in _ON or text in _OFF:
+            return text in _ON
+        state = "on" if getattr(self, name) else "off"
+        raise InvalidInput(f"{self.param[name].label}: {str(raw).strip()!r} is neither on nor off; kept {state}.")
+
+    def choice_text(self, name: str) -> str:
+        """A numbered choice as its select shows it: ``"none"``, ``"bucket 2"``, ``"layer 5"``.
+
+        Parameters
+        ----------
+        name : str
+            ``"missing_event"`` or ``"skipped_layer"``.
+
+        Returns
+        -------
+        str
+            The option's text.
+        """
+        return _numbered(self.numbered_choices[name], getattr(self, name))
+
+    def choice_options(self, name: str) -> list[str]:
+        """Every option a numbered choice has now: ``"none"``, then each bucket or layer.
+
+        Parameters
+        ----------
+        name : str
+            ``"missing_event"`` or ``"skipped_layer"``.
+
+        Returns
+        -------
+        list of str
+            The options' texts.
+        """
+        word = self.numbered_choices[name]
+        count = self.bucket_count if word == "bucket" else self.layer_count
+        return [NONE, *(f"{word} {k}" for k in range(1, count + 1))]
+
+    def apply(self, name: str, raw: object) -> float | str | int | bool | None:
         """Set control ``name`` from typed text, a number or a choice, keeping t; refuse bad input.
 
         Parameters
@@ -494,11 +502,11 @@ class TimelineModel(TimedModel):
         name : str
             The parameter name of a control listed in ``controls``.
         raw : object
-            The typed text, a number, or a choice.
+            The typed text, a number, a choice or a switch's state.
 
         Returns
         -------
-        float or str
+        float, str, int, bool or None
             The value now in force (Layers written the standard way).
 
         Raises
@@ -533,25 +541,28 @@ class TimelineModel(TimedModel):
         super().reset()
         self._controls_changed()
 
-    def _matching_preset(self) -> str:
-        sizes, times = self._layer_arrays()
-        for name, text in PRESET_LAYERS:
-            preset_sizes, preset_times = parse_layers(text)
-            if np.array_equal(to_bytes(sizes), to_bytes(preset_sizes)) and np.array_equal(times, preset_times):
-                return name
-        return CUSTOM
+    @param.depends("layers", watch=True)
+    def _layers_changed(self) -> None:
+        self.preset = matching_preset(*self._layer_arrays())
 
-    def _layers_changed(self, _event: param.parameterized.Event) -> None:
-        self.preset = self._matching_preset()
-
-    def _preset_chosen(self, event: param.parameterized.Event) -> None:
-        if event.new == CUSTOM:
-            self.preset = self._matching_preset()  # Custom is what edited layers read as, not a choice
+    @param.depends("preset", watch=True)
+    def _preset_chosen(self) -> None:
+        if self.preset == CUSTOM:
+            self.preset = matching_preset(*self._layer_arrays())  # Custom is what edited layers read as
         else:
-            self.layers = preset_layers(event.new)
+            self.layers = preset_layers(self.preset)
 
-    def _controls_changed(self, *_events: param.parameterized.Event) -> None:
-        end = self.schedule.step_end
+    @param.depends(*controls, watch=True)
+    def _controls_changed(self) -> None:
+        gone = {}
+        if self.missing_event is not None and self.missing_event > self.bucket_count:
+            gone["missing_event"] = None  # that bucket no longer exists
+        if self.skipped_layer is not None and self.skipped_layer > self.layer_count:
+            gone["skipped_layer"] = None
+        if gone:
+            self.param.update(**gone)  # comes back here once more
+            return
+        end = self.display_end
         self.param.update(horizon=end, step_size=nice_step(end), t=min(self.t, end))
 
     # ----- the network -----------------------------------------------------------------------------
@@ -602,9 +613,40 @@ class TimelineModel(TimedModel):
         """Whether the first iteration (one bucket) is shown."""
         return self.iteration == FIRST_ITERATION
 
+    @property
+    def ddp_call(self) -> str:
+        """Which DDP call gives the current caps, in words (PyTorch 2.13, checked by the fixtures).
+
+        ``bucket_cap_mb`` left unset gives 25 MiB buckets after a 1 MiB first one; an explicit
+        ``bucket_cap_mb`` caps every bucket, the first included.
+        """
+        first, cap = self.first_bucket_cap, self.bucket_cap
+        if (first, cap) == DEFAULT_CAPS:
+            return "DDP(model): bucket_cap_mb unset gives a 1 MiB first bucket, then 25 MiB buckets"
+        if first == cap:
+            return f"DDP(model, bucket_cap_mb={format_number(cap)}): an explicit cap applies to the first bucket too"
+        return (
+            "No DDP call gives these two caps: bucket_cap_mb unset gives 1 and 25 MiB, and an explicit "
+            "bucket_cap_mb sets the first bucket's cap too"
+        )
+
     # ----- the step ------------------------------------------------------------------------------
 
-    def _schedule_for(self, cap: int) -> Schedule:
+    @property
+    def effects(self) -> Effects:
+        """What breaks the ideal overlap, from the controls (indices from 0)."""
+        return Effects(
+            compute_slowdown=self.compute_slowdown,
+            comm_slowdown=self.comm_slowdown,
+            launch_gap=self.launch_gap,
+            missing_event=None if self.missing_event is None else self.missing_event - 1,
+            optimizer_waits=self.optimizer_waits,
+            sync_each=self.sync_each,
+            skipped_layer=None if self.skipped_layer is None else self.skipped_layer - 1,
+            marks_unused=self.iteration == FIND_UNUSED,
+        )
+
+    def _schedule_for(self, cap: int, effects: Effects | None = None) -> Schedule:
         sizes, times = self._layer_arrays()
         return step_schedule(
             to_bytes(sizes),
@@ -615,21 +657,25 @@ class TimelineModel(TimedModel):
             self.bandwidth,
             self.latency,
             self.straggler,
-            one_bucket=self.first_iteration,
+            layout=LAYOUT_OF[self.iteration],
+            effects=self.effects if effects is None else effects,
         )
+
+    def _memoized(self, what: str, names: tuple[str, ...], compute):
+        key = tuple(getattr(self, name) for name in names)
+        held = self._memo.get(what)
+        if held is None or held[0] != key:
+            held = self._memo[what] = (key, compute())
+        return held[1]
 
     @property
     def schedule(self) -> Schedule:
         """The whole timeline under the current controls (computed once per set of controls)."""
-        key = tuple(getattr(self, name) for name in self.controls)
-        if key != self._memo_key or self._memo is None:
-            self._memo = self._schedule_for(self.cap_bytes)
-            self._memo_key = key
-        return self._memo
+        return self._memoized("schedule", self.controls, lambda: self._schedule_for(self.cap_bytes))
 
     @property
     def buckets(self) -> tuple[Bucket, ...]:
-        """The buckets in bucket order (the order they are reduced): layers, size, ready, start, end."""
+        """The buckets in bucket order (the order they are reduced): layers, size, ready, issue, start, end."""
         s = self.schedule
         return tuple(
             Bucket(
@@ -637,6 +683,7 @@ class TimelineModel(TimedModel):
                 nbytes=int(s.bucket_bytes[k]),
                 mib=float(s.bucket_bytes[k] / MIB),
                 ready=float(s.bucket_ready[k]),
+                issue=float(s.bucket_issue[k]),
                 start=float(s.bucket_start[k]),
                 end=float(s.bucket_end[k]),
             )
@@ -664,13 +711,18 @@ class TimelineModel(TimedModel):
         return self.schedule.bucket_ready.copy()
 
     @property
+    def bucket_issue(self) -> np.ndarray:
+        """When the host issues each bucket's all-reduce, in ms."""
+        return self.schedule.bucket_issue.copy()
+
+    @property
     def bucket_start(self) -> np.ndarray:
-        """When each bucket's all-reduce starts, in ms."""
+        """When each bucket's all-reduce starts, in ms (``inf``: never)."""
         return self.schedule.bucket_start.copy()
 
     @property
     def bucket_end(self) -> np.ndarray:
-        """When each bucket's all-reduce ends, in ms."""
+        """When each bucket's all-reduce ends, in ms (``inf``: never)."""
         return self.schedule.bucket_end.copy()
 
     @property
@@ -680,17 +732,58 @@ class TimelineModel(TimedModel):
 
     @property
     def backward_end(self) -> float:
-        """When this rank's backward ends, in ms: the sum of the backward times."""
+        """When this rank's backward ends, in ms (the sum of the backward times, without contention)."""
         return self.schedule.backward_end
 
     @property
+    def backward_lost(self) -> float:
+        """Backward time lost to contention, in ms: its length minus its solo time and its stalls."""
+        return self.schedule.backward_lost
+
+    @property
+    def backward_stalled(self) -> float:
+        """How long backward stood still for synchronizations, in ms."""
+        return self.schedule.backward_stalled
+
+    @property
+    def hangs(self) -> bool:
+        """Whether the step hangs: an all-reduce that one rank never issues."""
+        return self.schedule.hangs
+
+    @property
+    def hung_bucket(self) -> int | None:
+        """The bucket (numbered from 1) whose all-reduce never completes, or None."""
+        hung = self.schedule.hung_bucket
+        return None if hung is None else hung + 1
+
+    @property
+    def completed(self) -> int:
+        """How many all-reduces complete (all of them unless the step hangs)."""
+        return self.schedule.completed
+
+    @property
+    def valid(self) -> bool:
+        """Whether every all-reduce read written gradients and the optimizer read reduced ones."""
+        return self.schedule.valid
+
+    @property
+    def read_early(self) -> tuple[int, ...]:
+        """Layers (numbered from 1) whose gradient an all-reduce read before every rank wrote it."""
+        return tuple(i + 1 for i in self.schedule.read_early)
+
+    @property
+    def optimizer_early(self) -> tuple[int, ...]:
+        """Layers (numbered from 1) whose gradient the optimizer read before their all-reduce ended."""
+        return tuple(i + 1 for i in self.schedule.optimizer_early)
+
+    @property
     def step_time(self) -> float:
-        """The step end in ms: max(backward end, last all-reduce end), when the optimizer may start."""
+        """The step end in ms: when the optimizer starts (``inf`` when the step hangs)."""
         return self.schedule.step_end
 
     @property
     def exposed(self) -> float:
-        """Exposed communication in ms: step end − backward end on this rank."""
+        """Exposed communication in ms: step end − backward end on this rank (``inf`` when it hangs)."""
         return self.schedule.step_end - self.schedule.backward_end
 
     @property
@@ -718,6 +811,16 @@ class TimelineModel(TimedModel):
         """Exposed communication on the slowest rank, in ms: step end − its backward end."""
         return max(0.0, self.schedule.step_end - self.slowest_backward_end)
 
+    @property
+    def display_end(self) -> float:
+        """Where the drawn timeline ends, in ms: the last thing that happens (past it, for a hang)."""
+        s = self.schedule
+        times = np.concatenate([s.layer_end, s.bucket_issue, s.bucket_start, s.bucket_end, [s.backward_end]])
+        last = float(times[np.isfinite(times)].max(initial=0.0))
+        if s.hangs:
+            return max(last * 1.25, last + 1.0)
+        return max(last, s.step_end) if last > 0 else 1.0
+
     def bucket_table(self) -> dict[str, np.ndarray]:
         """The buckets as a table, one row each, for reading exact numbers.
 
@@ -725,8 +828,9 @@ class TimelineModel(TimedModel):
         -------
         dict of str to numpy.ndarray
             ``"bucket"`` (1, 2, ...), ``"layers"`` (the layers it holds, numbered from 1 in forward
-            order, as text such as ``"8, 7"``), ``"mib"``, ``"bytes"``, ``"ready"``, ``"start"``,
-            ``"end"`` and ``"cost"`` (ms).
+            order, as text such as ``"8, 7"``), ``"mib"``, ``"bytes"``, ``"ready"``, ``"issue"``,
+            ``"start"``, ``"end"`` and ``"cost"`` (ms; ``inf`` for what never happens), and
+            ``"note"``: what went wrong with it, if anything (``""`` otherwise).
         """
         s = self.schedule
         return {
@@ -735,72 +839,111 @@ class TimelineModel(TimedModel):
             "mib": s.bucket_bytes / MIB,
             "bytes": s.bucket_bytes.copy(),
             "ready": s.bucket_ready.copy(),
+            "issue": s.bucket_issue.copy(),
             "start": s.bucket_start.copy(),
             "end": s.bucket_end.copy(),
             "cost": s.bucket_end - s.bucket_start,
+            "note": np.array([self._bucket_note(k) for k in range(len(s.buckets))]),
         }
 
+    def _bucket_note(self, k: int) -> str:
+        s = self.schedule
+        layers = s.buckets[k]
+        early = [i for i in layers if i in s.read_early]
+        if early:
+            return "read early: " + ", ".join(f"layer {i + 1}" for i in sorted(early))
+        if s.hung_bucket == k:
+            return f"never completes: a rank never produces layer {self.skipped_layer}'s gradient"
+        if s.hung_bucket is not None and k > s.hung_bucket:
+            return f"never starts: queued behind bucket {s.hung_bucket + 1}"
+        if any(i in s.optimizer_early for i in layers):
+            return "the optimizer read it before this all-reduce ended"
+        return ""
+
     def intervals(self) -> dict[str, dict[str, np.ndarray]]:
-        """The Gantt bars of the step, to draw and clip at t.
+        """The Gantt's pieces of the step, to draw and clip at t; times past the horizon end there.
 
         Returns
         -------
         dict
-            ``"compute"``: one bar per layer's backward, in the order they run (last layer
-            first), with ``"start"``, ``"end"`` (ms), ``"layer"`` (its number from 1 in forward
-            order) and ``"label"`` (``"layer 8"``). ``"comm"``: one bar per bucket's all-reduce,
-            in bucket order, with ``"start"``, ``"end"``, ``"ready"`` (ms), ``"bucket"`` (from 1),
-            ``"mib"`` and ``"label"`` (``"8 MiB"``). ``"exposed"``: the tail after backward, one
-            bar from backward end to step end, labelled ``"exposed"``.
+            ``"compute"``: one bar per layer's backward, in the order they run (last layer first),
+            with ``"start"``, ``"end"`` (ms), ``"layer"`` (its number from 1 in forward order) and
+            ``"label"`` (``"layer 8"``); a slot that never ends stops at the horizon. ``"comm"``: one
+            bar per bucket's all-reduce that starts, in bucket order, with ``"start"``, ``"end"``,
+            ``"ready"``, ``"issue"`` (ms), ``"bucket"`` (from 1), ``"mib"``, ``"label"`` (``"8 MiB"``)
+            and ``"state"`` (``"done"``, ``"read early"``, ``"unfinished"`` for one the optimizer
+            did not wait for, ``"hung"``). ``"ticks"``: each bucket's ready and issue times
+            (``"time"``, ``"bucket"``, ``"kind"``: ``"ready"`` or ``"issue"``). ``"shared"``: the
+            intervals where an all-reduce ran beside backward (``"start"``, ``"end"``).
+            ``"exposed"``: the tail after backward, from backward end to step end.
         """
         s = self.schedule
+        horizon = self.horizon
         order = np.arange(len(s.layer_end))[::-1]
+        began = np.isfinite(s.bucket_start)
         mib = s.bucket_bytes / MIB
+        states = np.array([self._bucket_state(k) for k in range(len(s.buckets))])
+        ticks_time = np.concatenate([s.bucket_ready, s.bucket_issue])
+        ticks_bucket = np.concatenate([np.arange(1, len(s.buckets) + 1)] * 2)
+        ticks_kind = np.array(["ready"] * len(s.buckets) + ["issue"] * len(s.buckets))
+        shown = np.isfinite(ticks_time) & (ticks_time <= horizon)
+        step_end = min(s.step_end, horizon)
         return {
             "compute": {
-                "start": s.layer_start[order],
-                "end": s.layer_end[order],
+                "start": np.minimum(s.layer_start[order], horizon),
+                "end": np.minimum(s.layer_end[order], horizon),
                 "layer": order + 1,
                 "label": np.array([f"layer {i + 1}" for i in order]),
             },
             "comm": {
-                "start": s.bucket_start.copy(),
-                "end": s.bucket_end.copy(),
-                "ready": s.bucket_ready.copy(),
-                "bucket": np.arange(1, len(s.buckets) + 1),
-                "mib": mib,
-                "label": np.array([f"{format_number(float(m))} MiB" for m in mib]),
+                "start": s.bucket_start[began],
+                "end": np.minimum(s.bucket_end[began], horizon),
+                "ready": s.bucket_ready[began],
+                "issue": s.bucket_issue[began],
+                "bucket": np.arange(1, len(s.buckets) + 1)[began],
+                "mib": mib[began],
+                "label": np.array([f"{format_number(float(m))} MiB" for m in mib[began]]),
+                "state": states[began],
+            },
+            "ticks": {"time": ticks_time[shown], "bucket": ticks_bucket[shown], "kind": ticks_kind[shown]},
+            "shared": {
+                "start": np.minimum(s.shared[:, 0], horizon),
+                "end": np.minimum(s.shared[:, 1], min(horizon, s.backward_end)),
             },
             "exposed": {
-                "start": np.array([s.backward_end]),
-                "end": np.array([s.step_end]),
+                "start": np.array([min(s.backward_end, step_end)]),
+                "end": np.array([step_end]),
                 "label": np.array(["exposed"]),
             },
         }
 
+    def _bucket_state(self, k: int) -> str:
+        s = self.schedule
+        if any(i in s.read_early for i in s.buckets[k]):
+            return "read early"
+        if s.hung_bucket == k:
+            return "hung"
+        if not s.hangs and s.bucket_end[k] > s.optimizer_start:
+            return "unfinished"
+        return "done"
+
     def trajectory(self) -> dict[str, np.ndarray]:
-        """Breakpoints of the step's progress from t = 0 to the step end (exact under linear interpolation).
+        """Breakpoints of the step's progress from t = 0 to the horizon (exact under linear interpolation).
 
         Returns
         -------
         dict of str to numpy.ndarray
-            ``"t"`` in ms at 0, every backward slot's end, every all-reduce's start and end, and
-            the horizon; ``"backward_pct"``, the percent of this rank's backward done;
-            ``"reduced_mib"``, the MiB all-reduced so far (each bucket's bytes counted linearly
-            over its all-reduce); and ``"reduced_pct"``, the same as a percent of all gradients.
+            ``"t"`` in ms at 0, every point where a rate changes (slot ends, all-reduce starts and
+            ends, contention's edges) and the horizon; ``"backward_pct"``, the percent of this
+            rank's backward work done; ``"reduced_mib"``, the MiB all-reduced so far; and
+            ``"reduced_pct"``, the same as a percent of all gradients.
         """
         s = self.schedule
-        t = np.unique(np.concatenate([[0.0, self.horizon], s.layer_end, s.bucket_start, s.bucket_end]))
-        t = t[(t >= 0) & (t <= self.horizon)]
-        backward = np.ones_like(t) if s.backward_end <= 0 else np.minimum(t, s.backward_end) / s.backward_end
-        cost = s.bucket_end - s.bucket_start
-        with np.errstate(divide="ignore", invalid="ignore"):
-            fraction = np.where(
-                cost[:, None] > 0,
-                np.clip((t[None, :] - s.bucket_start[:, None]) / cost[:, None], 0.0, 1.0),
-                (t[None, :] >= s.bucket_end[:, None]).astype(float),
-            )
-        reduced = (fraction * s.bucket_bytes[:, None]).sum(axis=0)
+        t = np.concatenate([[0.0, self.horizon], s.layer_end, s.bucket_start, s.bucket_end, s.progress_t, s.reduced_t])
+        t = np.unique(t[np.isfinite(t) & (t >= 0) & (t <= self.horizon)])
+        work = np.interp(t, s.progress_t, s.progress_work)
+        backward = np.ones_like(t) if s.backward_solo <= 0 else work / s.backward_solo
+        reduced = np.interp(t, s.reduced_t, s.reduced_bytes)
         total = float(s.bucket_bytes.sum())
         return {
             "t": t,
@@ -812,19 +955,32 @@ class TimelineModel(TimedModel):
     def step_time_sweep(self, caps_mib: list[float] | np.ndarray | None = None) -> Sweep:
         """The step under every other control as it is, for a range of bucket caps.
 
-        In the first iteration every cap gives the same one-bucket step. Exposed time at a cap is
-        its step minus :attr:`backward_end`, which no cap changes.
+        In the first iteration every cap gives the same one-bucket step. A missing event names a
+        bucket of the current layout, so the sweep leaves it out (every bucket waits); every other
+        control counts. Where the step hangs the sweep reads ``inf``.
 
         Parameters
         ----------
         caps_mib : sequence of float, optional
-            Bucket caps in MiB, each above 0; by default :data:`SWEEP_CAPS_MIB`, 0.25 to 1024 MiB.
+            Bucket caps in MiB, each above 0; by default :data:`SWEEP_CAPS_MIB`, 0.25 to 1024 MiB
+            (computed once per set of the other controls).
 
         Returns
         -------
         Sweep
             ``(cap_mib, step)``: the caps and the step time in ms at each.
         """
-        caps = np.array(SWEEP_CAPS_MIB if caps_mib is None else caps_mib, dtype=float)
-        steps = np.array([self._schedule_for(cap_to_bytes(float(cap))).step_end for cap in caps])
-        return Sweep(cap_mib=caps, step=steps)
+
+        def compute() -> Sweep:
+            caps = np.array(SWEEP_CAPS_MIB if caps_mib is None else caps_mib, dtype=float)
+            effects = self.effects._replace(missing_event=None)
+            sizes, times = self._layer_arrays()
+            fixed = (to_bytes(sizes), times, self.first_cap_bytes)
+            network = (self.ranks, self.bandwidth, self.latency, self.straggler, LAYOUT_OF[self.iteration], effects)
+            steps = np.array([step_end(*fixed, cap_to_bytes(float(cap)), *network) for cap in caps])
+            return Sweep(cap_mib=caps, step=steps)
+
+        if caps_mib is not None:
+            return compute()
+        others = tuple(name for name in self.controls if name not in ("bucket_cap", "missing_event"))
+        return self._memoized("sweep", others, compute)

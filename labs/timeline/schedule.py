@@ -87,46 +87,217 @@ def assign_buckets(
     ValueError
         If a size or a cap is negative.
     """
+    starts = bucket_starts(sizes_bytes, first_cap_bytes, cap_bytes)
+    bounds = [*starts.tolist(), len(sizes_bytes)]
+    return [list(range(bounds[k], bounds[k + 1])) for k in range(len(starts))]
+
+
+def bucket_starts(
+    sizes_bytes: list[int] | tuple[int, ...] | np.ndarray, first_cap_bytes: float, cap_bytes: float
+) -> np.ndarray:
+    """Where each bucket of :func:`assign_buckets` begins: the same rule, one search per bucket.
+
+    Parameters
+    ----------
+    sizes_bytes : sequence of int
+        Each gradient's size in bytes, in the order they are bucketed; none negative.
+    first_cap_bytes, cap_bytes : float
+        The first bucket's limit and every later one's, in bytes.
+
+    Returns
+    -------
+    numpy.ndarray
+        The position (int64) of each bucket's first gradient; bucket k holds positions
+        ``starts[k]`` up to ``starts[k + 1]`` (the last one, to the end).
+
+    Raises
+    ------
+    ValueError
+        If a size or a cap is negative.
+    """
     if first_cap_bytes < 0 or cap_bytes < 0:
         raise ValueError("bucket caps cannot be negative")
-    buckets: list[list[int]] = []
-    current: list[int] = []
-    filled = 0
-    limit = first_cap_bytes
-    for position, size in enumerate(sizes_bytes):
-        if size < 0:
-            raise ValueError(f"gradient {position} has a negative size")
-        current.append(position)
-        filled += size
-        if filled >= limit:
-            buckets.append(current)
-            current, filled, limit = [], 0, cap_bytes
-    if current:
-        buckets.append(current)
-    return buckets
+    sizes = np.asarray(sizes_bytes, dtype=np.int64).reshape(-1)
+    if (sizes < 0).any():
+        raise ValueError(f"gradient {int(np.argmax(sizes < 0))} has a negative size")
+    count = len(sizes)
+    if count == 0:
+        return np.zeros(0, dtype=np.int64)
+    filled = np.cumsum(sizes)  # exact: whole bytes
+    before = np.concatenate([[0], filled[:-1]])
+    positions = np.arange(count)
+
+    def after(limit: float) -> np.ndarray:
+        # from each position, where the next bucket starts: past the first gradient at which the
+        # bucket holds at least its limit (it holds at least one gradient)
+        return np.maximum(positions, np.searchsorted(filled, before + limit, side="left")) + 1
+
+    position = int(after(first_cap_bytes)[0])
+    following = after(cap_bytes).tolist()
+    starts = [0]
+    while position < count:
+        starts.append(position)
+        position = following[position]
+    return np.array(starts, dtype=np.int64)
+
+
+REBUILT = "rebuilt"
+"""Layout after DDP's bucket rebuild (iteration 2 on): gradients bucketed in the order they became ready."""
+FIRST_ITERATION = "first"
+"""Layout of DDP's first iteration: one bucket holding every gradient."""
+REGISTRATION = "registration"
+"""Layout with ``find_unused_parameters=True``: bucketed in registration order, list reversed, never rebuilt."""
+LAYOUTS = (REBUILT, FIRST_ITERATION, REGISTRATION)
+
+
+def layout_starts(
+    sizes_bytes: list[int] | np.ndarray, first_cap_bytes: float, cap_bytes: float, layout: str = REBUILT
+) -> np.ndarray:
+    """Where each bucket begins in the ready order (the forward order reversed), bucket by bucket.
+
+    In every layout the buckets, taken in bucket order, hold the gradients in ready order: backward
+    produces them from the last layer to the first, and DDP reduces bucket 0 first.
+
+    - :data:`REBUILT`: :func:`assign_buckets` over the gradients in ready order. The first bucket
+      (with the first cap) holds the first gradients ready, from the last layers.
+    - :data:`FIRST_ITERATION`: one bucket holding every gradient.
+    - :data:`REGISTRATION`: :func:`assign_buckets` over the layers in forward (registration) order,
+      then the bucket list reversed, as DDP does at construction. The first cap then falls on the
+      first-registered layers, whose bucket is reduced last.
+
+    Parameters
+    ----------
+    sizes_bytes : sequence of int
+        Each layer's gradient size in bytes, in forward order.
+    first_cap_bytes, cap_bytes : float
+        The bucket limits, as for :func:`assign_buckets`.
+    layout : str
+        One of :data:`LAYOUTS`.
+
+    Returns
+    -------
+    numpy.ndarray
+        Positions in the ready order (int64) where each bucket starts; the first is 0.
+    """
+    sizes = np.asarray(sizes_bytes, dtype=np.int64)
+    count = len(sizes)
+    if layout == FIRST_ITERATION:
+        return np.zeros(1, dtype=np.int64)
+    if layout == REBUILT:
+        return bucket_starts(sizes[::-1], first_cap_bytes, cap_bytes)
+    if layout == REGISTRATION:
+        forward = bucket_starts(sizes, first_cap_bytes, cap_bytes)  # bucket k: forward[k] up to forward[k+1]
+        ends = np.append(forward[1:], count)
+        return (count - ends)[::-1]  # reversed list; each bucket's last layer comes first when ready
+    raise ValueError(f"unknown layout {layout!r}")
+
+
+def bucket_layout(
+    sizes_bytes: list[int] | np.ndarray, first_cap_bytes: float, cap_bytes: float, layout: str = REBUILT
+) -> list[tuple[int, ...]]:
+    """Which layers each bucket holds, in bucket order (see :func:`layout_starts` for the layouts).
+
+    Parameters
+    ----------
+    sizes_bytes : sequence of int
+        Each layer's gradient size in bytes, in forward order.
+    first_cap_bytes, cap_bytes : float
+        The bucket limits, as for :func:`assign_buckets`.
+    layout : str
+        One of :data:`LAYOUTS`.
+
+    Returns
+    -------
+    list of tuple of int
+        Forward-order layer indices (from 0) per bucket, bucket by bucket, each in ready order.
+    """
+    count = len(sizes_bytes)
+    bounds = [*layout_starts(sizes_bytes, first_cap_bytes, cap_bytes, layout).tolist(), count]
+    return [tuple(range(count - 1 - bounds[k], count - 1 - bounds[k + 1], -1)) for k in range(len(bounds) - 1)]
+
+
+class Effects(NamedTuple):
+    """What breaks the ideal overlap; the defaults leave the ideal schedule exactly as it is.
+
+    Attributes
+    ----------
+    compute_slowdown : float
+        s_c ≥ 1: while an all-reduce is in flight, backward progresses at 1/s_c of its solo rate.
+    comm_slowdown : float
+        s_m ≥ 1: while backward runs, an all-reduce progresses at 1/s_m of its solo rate.
+    launch_gap : float
+        g ≥ 0 ms: the host issues bucket k at ``max(ready_k, issue_{k−1}) + g``.
+    missing_event : int or None
+        A bucket (from 0) whose all-reduce does not wait for its gradients: issued at
+        ``issue_{k−1} + g`` (``g`` for the first bucket).
+    optimizer_waits : bool
+        False: the optimizer starts when backward ends, whatever the stream is doing.
+    sync_each : bool
+        True: while an all-reduce runs, backward stops (a global synchronization after each collective).
+    skipped_layer : int or None
+        A layer (forward index from 0) whose gradient one other rank never produces.
+    marks_unused : bool
+        Whether the reducer marks a gradient no backward produced as ready (``find_unused_parameters``);
+        without it a skipped layer's bucket never becomes ready on that rank and the step hangs.
+    """
+
+    compute_slowdown: float = 1.0
+    comm_slowdown: float = 1.0
+    launch_gap: float = 0.0
+    missing_event: int | None = None
+    optimizer_waits: bool = True
+    sync_each: bool = False
+    skipped_layer: int | None = None
+    marks_unused: bool = False
 
 
 class Schedule(NamedTuple):
     """The timeline of one step: backward slots, buckets and their all-reduces (times in ms).
 
+    A time that never comes (the step hangs) is ``inf``.
+
     Attributes
     ----------
     layer_start, layer_end : numpy.ndarray
-        Each layer's backward slot on this rank, in forward order.
+        Each layer's backward slot on this rank, in forward order (stretched by contention and stalls).
     buckets : tuple of tuple of int
         Each bucket's layers (forward-order indices from 0), bucket by bucket, each in ready order.
     bucket_bytes : numpy.ndarray
         Each bucket's size in bytes (int64).
     bucket_ready : numpy.ndarray
         When each bucket is ready on every rank: its last gradient's slot end plus the straggler delay.
+    bucket_issue : numpy.ndarray
+        When the host issues each bucket's all-reduce.
     bucket_start, bucket_end : numpy.ndarray
         Each bucket's all-reduce on the one communication stream.
     backward_end : float
         When this rank's backward ends.
+    optimizer_start : float
+        When the optimizer starts: the step end (``inf`` when the step hangs).
     step_end : float
-        max(backward end, last all-reduce end): when the optimizer may start.
+        The optimizer's start: ``max(backward end, last all-reduce end)`` when it waits, else backward end.
     no_overlap_step : float
-        The reference without overlap: backward, the straggler, then one all-reduce of everything.
+        The reference without overlap: backward alone, the straggler, the launch gap, then one
+        all-reduce of everything.
+    backward_solo : float
+        The sum of the backward times: backward's length with nothing slowing or stopping it.
+    backward_stalled : float
+        How long backward stood still for synchronizations (ms).
+    shared : numpy.ndarray
+        ``(n, 2)`` intervals where an all-reduce was in flight before backward ended: both ran, each
+        slowed by its factor, or (synchronizing after every bucket) backward stood still.
+    read_early : tuple of int
+        Layers whose gradient an all-reduce read before every rank had written it.
+    optimizer_early : tuple of int
+        Layers whose gradient the optimizer read before their all-reduce ended.
+    hung_bucket : int or None
+        The bucket (from 0) whose all-reduce never completes, or None.
+    completed : int
+        How many all-reduces complete.
+    progress_t, progress_work : numpy.ndarray
+        Breakpoints of backward's done work (solo ms) against time; linear in between, flat after the last.
+    reduced_t, reduced_bytes : numpy.ndarray
+        Breakpoints of the bytes all-reduced so far against time; linear in between, flat after the last.
     """
 
     layer_start: np.ndarray
@@ -134,11 +305,250 @@ class Schedule(NamedTuple):
     buckets: tuple[tuple[int, ...], ...]
     bucket_bytes: np.ndarray
     bucket_ready: np.ndarray
+    bucket_issue: np.ndarray
     bucket_start: np.ndarray
     bucket_end: np.ndarray
     backward_end: float
+    optimizer_start: float
     step_end: float
     no_overlap_step: float
+    backward_solo: float
+    backward_stalled: float
+    shared: np.ndarray
+    read_early: tuple[int, ...]
+    optimizer_early: tuple[int, ...]
+    hung_bucket: int | None
+    completed: int
+    progress_t: np.ndarray
+    progress_work: np.ndarray
+    reduced_t: np.ndarray
+    reduced_bytes: np.ndarray
+
+    @property
+    def hangs(self) -> bool:
+        """Whether some all-reduce never completes."""
+        return self.hung_bucket is not None
+
+    @property
+    def valid(self) -> bool:
+        """Whether every all-reduce read written gradients and the optimizer read reduced ones."""
+        return not self.read_early and not self.optimizer_early
+
+    @property
+    def backward_lost(self) -> float:
+        """Backward's time lost to contention: its length minus its solo time and its stalls (ms)."""
+        return self.backward_end - self.backward_solo - self.backward_stalled
+
+
+class _Run(NamedTuple):
+    """What :func:`_simulate` returns: the stream, backward's progress and the shared intervals."""
+
+    ready: np.ndarray
+    issue: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    progress_t: list[float]
+    progress_w: list[float]
+    frozen: bool
+    shared: list[tuple[float, float]]
+    stalled: float
+    reduced_t: list[float]
+    reduced_v: list[float]
+
+
+def _simulate(
+    needed: list[float],
+    cost: list[float],
+    nbytes: list[int],
+    total: float,
+    straggler: float,
+    e: Effects,
+    hung: int | None,
+) -> _Run:
+    """Lay the all-reduces down in bucket order, each after what it waits for, tracking backward.
+
+    Backward's progress W(t), in solo ms of work, is kept as breakpoints: between all-reduces it
+    runs at its solo rate; beside one at 1/s_c (or not at all while synchronizing) until its work
+    is done. Bucket k is ready once W reaches ``needed[k]`` (its earliest layer done); the queries come
+    in increasing order, so one forward scan of the breakpoints answers them all.
+    """
+    s_c, s_m, gap, late_one = float(e.compute_slowdown), float(e.comm_slowdown), float(e.launch_gap), e.missing_event
+    compute_free = s_c == 1.0 and not e.sync_each  # backward never slowed: W(t) = min(t, total)
+    count = len(needed)
+    inf = np.inf
+    ready, issue, start, end = ([inf] * count for _ in range(4))
+    pt, pw = [0.0], [0.0]
+    frozen = False
+    seek = 0
+    shared: list[tuple[float, float]] = []
+    stalled = 0.0
+    reduced_t, reduced_v = [0.0], [0.0]
+    reduced = 0.0
+    issued = end_before = -inf
+
+    def reach(work: float) -> float:  # the first time W reaches work
+        nonlocal seek
+        if compute_free or work <= 0:
+            return work if work > 0 else 0.0
+        if work > pw[-1]:
+            return inf if frozen else pt[-1] + (work - pw[-1])
+        i = seek
+        while pw[i + 1] < work:
+            i += 1
+        seek = i
+        return pt[i] + (work - pw[i]) * (pt[i + 1] - pt[i]) / (pw[i + 1] - pw[i])
+
+    for k in range(count):
+        late = k == late_one
+        if not late:
+            ready[k] = reach(needed[k]) + straggler
+            issue[k] = (ready[k] if ready[k] > issued else issued) + gap
+        else:  # issued without waiting for its gradients: right after the one before it
+            issue[k] = (issued if k > 0 else 0.0) + gap
+        issued = issue[k]
+        if hung is not None and k > hung:
+            continue  # issued by the host, queued behind the collective that never ends
+        begin = start[k] = issued if issued > end_before else end_before
+        work = inf if k == hung else cost[k]
+        if compute_free:
+            done = begin if begin < total else total
+        else:  # lay down backward's solo progress up to begin
+            last_t, last_w = pt[-1], pw[-1]
+            if begin > last_t and not frozen:
+                if last_w < total < last_w + (begin - last_t):
+                    pt.append(last_t + (total - last_w))
+                    pw.append(total)
+                pt.append(begin)
+                pw.append(min(total, last_w + (begin - last_t)))
+            done = pw[-1]
+        reduced_t.append(begin)
+        reduced_v.append(reduced)
+        if done >= total:  # backward is over: the all-reduce runs alone
+            finish = begin + work
+        elif e.sync_each:  # backward waits for this all-reduce, which runs alone
+            finish = begin + work
+            shared.append((begin, finish))
+            if finish < inf:
+                stalled += work
+                pt.append(finish)
+                pw.append(done)
+            else:
+                frozen = True
+        else:  # both run, each slowed by the other, until one of them is done
+            alongside, left = work * s_m, (total - done) * s_c
+            if alongside <= left:
+                finish = begin + alongside
+                shared.append((begin, finish))
+                if not compute_free:
+                    pt.append(finish)
+                    pw.append(min(total, done + alongside / s_c))
+            else:
+                backward_done = begin + left
+                finish = backward_done + (work - left / s_m)
+                shared.append((begin, backward_done))
+                if not compute_free:
+                    pt.append(backward_done)
+                    pw.append(total)
+                reduced_t.append(backward_done)
+                reduced_v.append(reduced + nbytes[k] * (left / s_m / work) if work > 0 else reduced)
+        end[k] = finish
+        if late:
+            ready[k] = reach(needed[k]) + straggler
+        if finish == inf:
+            break
+        reduced += nbytes[k]
+        reduced_t.append(finish)
+        reduced_v.append(reduced)
+        end_before = finish
+    if compute_free:
+        pt, pw = [0.0, total], [0.0, total]
+    elif not frozen and pw[-1] < total:  # backward's last stretch, alone
+        pt.append(pt[-1] + (total - pw[-1]))
+        pw.append(total)
+    return _Run(
+        np.array(ready),
+        np.array(issue),
+        np.array(start),
+        np.array(end),
+        pt,
+        pw,
+        frozen,
+        shared,
+        stalled,
+        reduced_t,
+        reduced_v,
+    )
+
+
+def _first_reach(t: np.ndarray, w: np.ndarray, work: np.ndarray, frozen: bool) -> np.ndarray:
+    """The first time progress W (breakpoints ``t``, ``w``; solo rate past them) reaches each ``work``."""
+    work = np.asarray(work, dtype=float)
+    i = np.searchsorted(w, work, side="left")
+    inside = i < len(w)
+    at = np.minimum(i, len(w) - 1)
+    j = np.clip(i, 1, len(w) - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        between = t[j - 1] + (work - w[j - 1]) * (t[j] - t[j - 1]) / (w[j] - w[j - 1])
+    out = np.where(inside & (w[at] == work), t[at], between)
+    out = np.where(inside, out, np.inf if frozen else t[-1] + (work - w[-1]))
+    return np.where(work <= 0, 0.0, out)
+
+
+class _Step(NamedTuple):
+    """The layout and the numbers :func:`_simulate` needs, shared by the schedule and the sweep."""
+
+    starts: np.ndarray
+    bucket_bytes: np.ndarray
+    cost: np.ndarray
+    done_at_end: np.ndarray
+    needed: list[float]
+    hung: int | None
+
+
+def _prepare(sizes, times, first_cap_bytes, cap_bytes, ranks, bandwidth_gbps, latency_us, layout, e) -> _Step:
+    count = len(sizes)
+    starts = layout_starts(sizes, first_cap_bytes, cap_bytes, layout)
+    sizes_ready = sizes[::-1]
+    bucket_bytes = np.add.reduceat(sizes_ready, starts) if count else np.zeros(0, dtype=np.int64)
+    cost = np.asarray(ring_allreduce_ms(bucket_bytes, ranks, bandwidth_gbps, latency_us), dtype=float).reshape(-1)
+    work_ready = np.cumsum(times[::-1])  # backward's solo work done as each layer's slot ends, in ready order
+    last_in_bucket = np.append(starts[1:], count) - 1
+    hung = None
+    if e.skipped_layer is not None and not e.marks_unused and 0 <= e.skipped_layer < count:
+        hung = int(np.searchsorted(starts, count - 1 - e.skipped_layer, side="right") - 1)
+    return _Step(starts, bucket_bytes, cost, work_ready[::-1], work_ready[last_in_bucket].tolist(), hung)
+
+
+def step_end(
+    sizes_bytes: np.ndarray,
+    backward_ms: np.ndarray,
+    first_cap_bytes: float,
+    cap_bytes: float,
+    ranks: float,
+    bandwidth_gbps: float,
+    latency_us: float,
+    straggler_ms: float = 0.0,
+    layout: str = REBUILT,
+    effects: Effects = Effects(),  # noqa: B008 (an immutable NamedTuple)
+) -> float:
+    """When the optimizer starts (``inf`` if the step hangs): :func:`step_schedule`'s ``step_end`` alone.
+
+    Parameters are those of :func:`step_schedule`; this is its simulation without the rest of the
+    picture, for sweeps.
+
+    Returns
+    -------
+    float
+        The step end in ms.
+    """
+    sizes, times = np.asarray(sizes_bytes, dtype=np.int64), np.asarray(backward_ms, dtype=float)
+    p = _prepare(sizes, times, first_cap_bytes, cap_bytes, ranks, bandwidth_gbps, latency_us, layout, effects)
+    total = float(p.done_at_end[0]) if len(sizes) else 0.0
+    run = _simulate(p.needed, p.cost.tolist(), p.bucket_bytes.tolist(), total, straggler_ms, effects, p.hung)
+    if p.hung is not None:
+        return np.inf
+    backward_end = run.progress_t[run.progress_w.index(total)] if total in run.progress_w else np.inf
+    return max(backward_end, float(run.end[-1])) if effects.optimizer_waits else backward_end
 
 
 def step_schedule(
@@ -150,9 +560,16 @@ def step_schedule(
     bandwidth_gbps: float,
     latency_us: float,
     straggler_ms: float = 0.0,
-    one_bucket: bool = False,
+    layout: str = REBUILT,
+    effects: Effects = Effects(),  # noqa: B008 (an immutable NamedTuple)
 ) -> Schedule:
-    """Lay out one step: backward from the last layer to the first, buckets, the all-reduce stream.
+    """Simulate one step: backward from the last layer to the first, buckets, the all-reduce stream.
+
+    Exact and event by event (piecewise linear, no time step). The host issues bucket k at
+    ``issue_k = max(ready_k, issue_{k−1}) + g``; its all-reduce starts at ``max(issue_k, end_{k−1})``
+    on the one stream and needs its ring cost of solo work, done at 1/s_m of the solo rate while
+    backward runs; backward runs at 1/s_c of its solo rate while an all-reduce is in flight (or
+    stops, with a synchronization after every bucket). See :class:`Effects` for the rest.
 
     Parameters
     ----------
@@ -170,8 +587,10 @@ def step_schedule(
         α, latency per ring step in µs.
     straggler_ms : float, optional
         d: the slowest rank produces every gradient d ms later, so every bucket is ready d later.
-    one_bucket : bool, optional
-        The first iteration: one bucket holding every gradient, instead of :func:`assign_buckets`.
+    layout : str, optional
+        One of :data:`LAYOUTS` (see :func:`layout_starts`).
+    effects : Effects, optional
+        What breaks the ideal overlap; by default nothing does.
 
     Returns
     -------
@@ -181,36 +600,59 @@ def step_schedule(
     sizes = np.asarray(sizes_bytes, dtype=np.int64)
     times = np.asarray(backward_ms, dtype=float)
     count = len(sizes)
-    ready_order = np.arange(count)[::-1]  # backward runs from the last layer to the first
-    ends_in_ready_order = np.cumsum(times[ready_order])
-    layer_end = np.empty(count)
-    layer_end[ready_order] = ends_in_ready_order
-    layer_start = layer_end - times
-    backward_end = float(ends_in_ready_order[-1])
-    sizes_ready = sizes[ready_order]
-    if one_bucket:
-        groups = [list(range(count))]
+    e = effects
+    p = _prepare(sizes, times, first_cap_bytes, cap_bytes, ranks, bandwidth_gbps, latency_us, layout, e)
+    total = float(p.done_at_end[0])  # the sum of the backward times, added as the slots run
+    run = _simulate(p.needed, p.cost.tolist(), p.bucket_bytes.tolist(), total, straggler_ms, e, p.hung)
+    progress_t, progress_w = np.array(run.progress_t), np.array(run.progress_w)
+    if e.compute_slowdown == 1.0 and not e.sync_each:
+        layer_end = p.done_at_end.copy()  # exactly the sums of the backward times
     else:
-        groups = assign_buckets([int(s) for s in sizes_ready], first_cap_bytes, cap_bytes)
-    bucket_bytes = np.array([int(sizes_ready[g].sum()) for g in groups], dtype=np.int64)
-    bucket_ready = np.array([float(ends_in_ready_order[g].max()) for g in groups]) + straggler_ms
-    cost = np.asarray(ring_allreduce_ms(bucket_bytes, ranks, bandwidth_gbps, latency_us), dtype=float)
-    bucket_start = np.empty(len(groups))
-    bucket_end = np.empty(len(groups))
-    previous_end = -np.inf
-    for k in range(len(groups)):  # one stream: in bucket order, each after the one before
-        bucket_start[k] = max(bucket_ready[k], previous_end)
-        bucket_end[k] = previous_end = bucket_start[k] + cost[k]
+        layer_end = _first_reach(progress_t, progress_w, p.done_at_end, run.frozen)
+    order = np.arange(count)[::-1]
+    layer_start = np.empty(count)
+    layer_start[order] = np.concatenate([[0.0], layer_end[order][:-1]])
+    backward_end = float(layer_end[0])
+
+    bounds = [*p.starts.tolist(), count]
+    groups = tuple(tuple(range(count - 1 - bounds[k], count - 1 - bounds[k + 1], -1)) for k in range(len(bounds) - 1))
+    read_early: list[int] = []
+    if e.missing_event is not None and e.missing_event < len(groups):
+        written = layer_end + straggler_ms  # every rank has written a layer's gradient d after this rank
+        late = e.missing_event
+        read_early = sorted(i for i in groups[late] if run.start[late] < written[i])
+    if p.hung is not None:
+        optimizer = np.inf
+        optimizer_early: list[int] = []
+    elif e.optimizer_waits:
+        optimizer = max(backward_end, float(run.end[-1]))
+        optimizer_early = []
+    else:
+        optimizer = backward_end
+        optimizer_early = sorted(i for k, g in enumerate(groups) if run.end[k] > backward_end for i in g)
     total_cost = ring_allreduce_ms(float(sizes.sum()), ranks, bandwidth_gbps, latency_us)
     return Schedule(
         layer_start=layer_start,
         layer_end=layer_end,
-        buckets=tuple(tuple(int(ready_order[i]) for i in g) for g in groups),
-        bucket_bytes=bucket_bytes,
-        bucket_ready=bucket_ready,
-        bucket_start=bucket_start,
-        bucket_end=bucket_end,
+        buckets=groups,
+        bucket_bytes=p.bucket_bytes,
+        bucket_ready=run.ready,
+        bucket_issue=run.issue,
+        bucket_start=run.start,
+        bucket_end=run.end,
         backward_end=backward_end,
-        step_end=max(backward_end, float(bucket_end[-1])),
-        no_overlap_step=backward_end + straggler_ms + float(total_cost),
+        optimizer_start=float(optimizer),
+        step_end=float(optimizer),
+        no_overlap_step=total + straggler_ms + float(e.launch_gap) + float(total_cost),
+        backward_solo=total,
+        backward_stalled=float(run.stalled),
+        shared=np.array(run.shared, dtype=float).reshape(-1, 2),
+        read_early=tuple(read_early),
+        optimizer_early=tuple(optimizer_early),
+        hung_bucket=p.hung,
+        completed=int(np.isfinite(run.end).sum()),
+        progress_t=progress_t,
+        progress_work=progress_w,
+        reduced_t=np.array(run.reduced_t),
+        reduced_bytes=np.array(run.reduced_v, dtype=float),
     )
