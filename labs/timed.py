@@ -89,9 +89,7 @@ class TimedModel(param.Parameterized):
             value = parse_number(text)
         except NotANumber as refusal:
             if not refusal.finite:
-                raise InvalidInput(
-                    f"{label} must be a finite number; {self.describe_range(name)}; {kept}."
-                ) from None
+                raise InvalidInput(f"{label} must be a finite number; {self.describe_range(name)}; {kept}.") from None
             raise InvalidInput(f"{label}: {refusal}; {self.describe_range(name)}; {kept}.") from None
         if not self._within_bounds(name, value):
             raise InvalidInput(

@@ -125,7 +125,7 @@ SNAPSHOT_JS = """
     if (role === "status" && status === null) status = el.textContent
     if (role === "alert" && el.textContent.trim()) alerts.push(el.textContent.trim())
     if ((el.tagName === "INPUT" || el.tagName === "SELECT") && el.labels && el.labels[0]) {
-      fields[el.labels[0].textContent.trim()] = el.value
+      fields[el.labels[0].textContent.trim()] = el.type === "checkbox" ? String(el.checked) : el.value
     }
     if (el.tagName === "BUTTON") buttons[el.textContent.trim()] = !el.disabled
   }
@@ -239,16 +239,22 @@ def check_timeline(model: TimelineModel, shown: dict[str, float], status: str, t
     problems = []
     if "t" not in shown:
         return [f"timeline readout without t: {status[:200]!r}"]
-    if "step" not in shown:  # concealed by an exercise
+    if "buckets" not in shown:  # concealed by an exercise
         return []
+    if not -0.0051 <= shown["t"] <= model.horizon + 0.0051:
+        problems.append(f"t = {shown['t']} ms outside the timeline (0 to {model.horizon:.4f})")
+    if model.hangs:
+        if "hang" not in status or "step" in shown or shown.get("completed") != model.completed:
+            problems.append(f"a hang after {model.completed} all-reduces, the readout says {status[:160]!r}")
+        return problems
+    if ("INVALID" in status) == model.valid:
+        problems.append(f"valid = {model.valid}, the readout says {status[:160]!r}")
     for name, true in (("step", model.step_time), ("exposed", model.exposed)):
         tolerance = 0.051 if abs(true) >= 99.9 else 0.0051
         if name not in shown or not close(shown[name], true, 1e-9, tolerance):
             problems.append(f"{name} = {shown.get(name)} ms, expected {true:.4f}")
     if shown.get("buckets") != model.bucket_count:
         problems.append(f"buckets = {shown.get('buckets')}, expected {model.bucket_count}")
-    if not -0.0051 <= shown["t"] <= model.step_time + 0.0051:
-        problems.append(f"t = {shown['t']} ms outside the step (0 to {model.step_time:.4f})")
     return problems
 
 
@@ -286,6 +292,10 @@ class LabSpec:
     check: Callable[[TimedModel, dict[str, float], str, str], list[str]]
     choices: dict[str, str] = field(default_factory=dict)
     """Select label → model control it sets (others, like Speed and Device, set none directly)."""
+    later: dict[str, str] = field(default_factory=dict)
+    """Select or checkbox label → control, set after the typed fields (a choice of a bucket or a layer)."""
+    switches: tuple[str, ...] = ()
+    """Checkbox labels the fuzzer clicks."""
 
 
 LABS = {
@@ -326,10 +336,20 @@ LABS = {
             "bandwidth": ordinary(0.5, 100),
             "latency": ordinary(0, 100),
             "straggler": ordinary(0, 20),
+            "compute_slowdown": ordinary(1, 4),
+            "comm_slowdown": ordinary(1, 4),
+            "launch_gap": ordinary(0, 3),
         },
-        selects=("Speed", "Model", "Iteration"),
+        selects=("Speed", "Model", "Iteration", "Missing event", "Rank skips a gradient"),
         check=check_timeline,  # type: ignore[arg-type]
         choices={"Model": "preset", "Iteration": "iteration"},
+        later={
+            "Missing event": "missing_event",
+            "Rank skips a gradient": "skipped_layer",
+            "Optimizer waits for the all-reduce": "optimizer_waits",
+            "Synchronize after every bucket": "sync_each",
+        },
+        switches=("Optimizer waits for the all-reduce", "Synchronize after every bucket"),
     ),
 }
 
@@ -405,6 +425,14 @@ class Fuzzer:
                 model.apply(control, text)
             except InvalidInput as refusal:
                 problems.append(f"the {control} field shows {text[:40]!r}, which the model refuses: {refusal}")
+        for label, control in self.spec.later.items():
+            if label in shot["fields"]:
+                try:
+                    model.apply(control, shot["fields"][label])
+                except InvalidInput as refusal:
+                    problems.append(
+                        f"the page shows {label} = {shot['fields'][label]!r}, which the model refuses: {refusal}"
+                    )
         return (None if problems else model), problems
 
     def problems(self, shot: dict, typed: tuple[str, str, str] | None) -> list[str]:
@@ -517,6 +545,10 @@ class Fuzzer:
             kind = self.click("Reset", shot)
         elif roll < 0.87:
             kind = self.click("Pause" if "Pause" in shot["buttons"] else "Play", shot)
+        elif roll < 0.93 and self.spec.switches and rng.random() < 0.25:
+            name = rng.choice(self.spec.switches)
+            self.lab.get_by_role("checkbox", name=name).click()
+            kind = f"toggle {name}"
         elif roll < 0.93:
             name = rng.choice(self.spec.selects)
             select = self.lab.get_by_role("combobox", name=name)

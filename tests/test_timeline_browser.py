@@ -66,3 +66,84 @@ def test_a_preset_the_layers_field_and_refusals(page):
     box.press("Enter")
     expect(lab.get_by_role("alert").first).to_contain_text("Bucket cap")
     expect(box).to_have_value("25")
+
+
+# ----- what breaks the ideal overlap ---------------------------------------------------------------
+
+
+def status_of(lab):
+    return lab.get_by_role("status").first
+
+
+def test_contention_slows_backward_and_keeps_the_tail(page):
+    lab = open_lab(page, "/timeline", "Bucket timeline lab")
+    type_value(lab, "Compute slowdown while communicating", "1.5")
+    slowed = TimelineModel(compute_slowdown=1.5)
+    expect(status_of(lab)).to_contain_text(figures(slowed) + f" · backward = {slowed.backward_end:.2f} ms")
+    expect(lab.get_by_role("table")).to_contain_text(f"{slowed.backward_lost:.2f} ms of it lost to contention")
+    type_value(lab, "Communication slowdown while computing", "0.5")  # below 1: refused, state kept
+    expect(lab.get_by_role("alert").first).to_contain_text("Communication slowdown while computing")
+    expect(lab.get_by_role("textbox", name="Communication slowdown while computing")).to_have_value("1")
+    expect(status_of(lab)).to_contain_text(figures(slowed))
+
+
+def test_a_launch_gap_shows_issue_times_in_the_table(page):
+    lab = open_lab(page, "/timeline", "Bucket timeline lab")
+    type_value(lab, "Launch gap (ms)", "0.5")
+    gapped = TimelineModel(launch_gap=0.5)
+    expect(status_of(lab)).to_contain_text(figures(gapped))
+    table = lab.get_by_role("table")
+    expect(table.get_by_role("columnheader", name="issue (ms)")).to_be_visible()
+    expect(table.get_by_role("row", name="3 3, 2, 1 24 16.00 16.50 16.50 20.90")).to_be_visible()  # ready, issue, start
+    type_value(lab, "Launch gap (ms)", "-1")
+    expect(lab.get_by_role("alert").first).to_contain_text("Launch gap")
+    expect(status_of(lab)).to_contain_text(figures(gapped))
+
+
+def test_a_missing_event_is_invalid_and_names_the_layer_read_early(page):
+    lab = open_lab(page, "/timeline", "Bucket timeline lab")
+    chooser = lab.get_by_role("combobox", name="Missing event")
+    expect(chooser.locator("option")).to_have_count(4)  # none, bucket 1 to 3
+    chooser.select_option("bucket 3")
+    expect(status_of(lab)).to_contain_text("INVALID")
+    expect(status_of(lab)).to_contain_text("read early: layer 1")
+    early = TimelineModel(missing_event=3)
+    expect(status_of(lab)).to_contain_text(f"step = {early.step_time:.2f} ms")
+    expect(lab.get_by_role("table")).to_contain_text("read early: layer 1")
+    chooser.select_option("none")
+    expect(status_of(lab)).not_to_contain_text("INVALID")
+
+
+def test_the_optimizer_that_does_not_wait_and_a_synchronization_after_every_bucket(page):
+    lab = open_lab(page, "/timeline", "Bucket timeline lab")
+    waits = lab.get_by_role("checkbox", name="Optimizer waits for the all-reduce")
+    expect(waits).to_be_checked()
+    waits.uncheck()
+    expect(status_of(lab)).to_contain_text("INVALID: the optimizer read gradients still being reduced")
+    expect(status_of(lab)).to_contain_text("step = 16.00 ms · exposed = 0.00 ms")
+    waits.check()
+    synced = lab.get_by_role("checkbox", name="Synchronize after every bucket")
+    expect(synced).not_to_be_checked()
+    synced.check()
+    serial = TimelineModel(sync_each=True)
+    expect(status_of(lab)).to_contain_text(figures(serial))
+    expect(status_of(lab)).not_to_contain_text("INVALID")
+    lab.get_by_role("button", name="Reset").click()
+    expect(synced).not_to_be_checked()
+    expect(status_of(lab)).to_contain_text(figures(TimelineModel()))
+
+
+def test_a_rank_that_skips_a_gradient_hangs_and_find_unused_parameters_completes(page):
+    lab = open_lab(page, "/timeline", "Bucket timeline lab")
+    lab.get_by_role("combobox", name="Rank skips a gradient").select_option("layer 6")
+    expect(status_of(lab)).to_contain_text("hang")
+    expect(status_of(lab)).to_contain_text("completed = 1")
+    expect(status_of(lab)).not_to_contain_text("step =")
+    expect(lab.get_by_role("table")).to_contain_text("never completes")
+    iteration = lab.get_by_role("combobox", name="Iteration")
+    iteration.select_option(
+        label=next(o for o in iteration.locator("option").all_inner_texts() if "find_unused_parameters" in o)
+    )
+    unused = TimelineModel(skipped_layer=6, iteration="find_unused_parameters=True (registration order, never rebuilt)")
+    expect(status_of(lab)).to_contain_text(figures(unused))
+    expect(status_of(lab)).not_to_contain_text("hang")

@@ -625,4 +625,3 @@ class RooflineLab(LabView):
                 x_offset=5 if early else -5,
                 visible=not self.conceal,
             )
-

@@ -9,7 +9,9 @@ LAB = LabRegistration(
     intro=(
         "Choose a model and the bucket caps, then Step or Play through one training step: backward "
         "runs from the last layer to the first, each bucket's all-reduce starts once its gradients "
-        "are ready and the one before it is done, and what is left after backward is exposed."
+        "are ready and the one before it is done, and what is left after backward is exposed. Below the "
+        "caps, make it go wrong: contention, launch gaps, a missing event, an optimizer that does not "
+        "wait, a synchronization after every bucket, a rank that skips a gradient."
     ),
     model="labs.timeline.model:TimelineModel",
     view="labs.timeline.view:TimelineLab",
@@ -19,5 +21,8 @@ LAB = LabRegistration(
         "bucket_count": "buckets",
         "backward_end": "ms",
         "no_overlap_step": "ms",
+        "backward_lost": "ms",
+        "backward_stalled": "ms",
+        "completed": "all-reduces",
     },
 )

@@ -455,7 +455,7 @@ def _simulate(
         if late:
             ready[k] = reach(needed[k]) + straggler
         if finish == inf:
-            break
+            continue  # the one that never ends: the later ones are still issued, never started
         reduced += nbytes[k]
         reduced_t.append(finish)
         reduced_v.append(reduced)

@@ -163,9 +163,7 @@ def clipped(intervals: Mapping[str, Sequence], t: float) -> dict[str, list]:
     ends = [float(x) for x in intervals["end"]]
     data = {key: list(column) for key, column in intervals.items()}
     data["end"] = [max(start, min(end, t)) for start, end in zip(starts, ends, strict=True)]
-    data["label"] = [
-        label if t >= start else "" for label, start in zip(intervals["label"], starts, strict=True)
-    ]
+    data["label"] = [label if t >= start else "" for label, start in zip(intervals["label"], starts, strict=True)]
     return data
 
 

@@ -90,9 +90,7 @@ class PlotText:
         if not self.columns:
             return ""
         head = "".join(f'<th scope="col">{html.escape(c)}</th>' for c in self.columns)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in self.rows
-        )
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in row) + "</tr>" for row in self.rows)
         if not self.rows:
             body = f'<tr><td colspan="{len(self.columns)}">nothing drawn yet</td></tr>'
         name = html.escape(self.name)
@@ -138,9 +136,7 @@ class PlotTexts:
         self.tables.text = TABLE_CSS + tables if tables else ""
 
 
-def path_words(
-    ts: Sequence[float], ys: Sequence[float], unit: str, time_unit: str = "s", per: str = "second"
-) -> str:
+def path_words(ts: Sequence[float], ys: Sequence[float], unit: str, time_unit: str = "s", per: str = "second") -> str:
     """A drawn piecewise-linear path in words: where it starts, how each stretch runs, where it is now.
 
     For example "from 4.00 units at t = 0.00 s, rising 1.00 units per second; now 6.00 units at

@@ -1,0 +1,246 @@
+"""The bucket timeline lab's two Bokeh figures: the Gantt of one step and the step against the bucket cap.
+
+The Gantt's pieces all come from one set of interval columns (:func:`bar_columns`) that playback
+clips at t in the browser: backward's slots, the all-reduces, overlays where contention slowed
+either one or backward stood still for a synchronization, and each bucket's ready (▲) and issue (▼)
+marks on the host row. What went wrong reads in greyscale too: each state has its own hatch.
+"""
+
+from __future__ import annotations
+
+import html
+
+from bokeh.models import BoxAnnotation, ColumnDataSource, FactorRange, Label, LabelSet, Range1d, Span
+from bokeh.plotting import figure
+
+from labs.timed import format_number
+from labs.timeline.model import FIRST_ITERATION, TimelineModel
+from labs.timeline.text import COMM, COMPUTE, HOST, ms
+
+COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = "#1f6fb2", "#d4541a", "#c0392b"
+INVALID_COLOUR, HUNG_COLOUR, STALL_COLOUR = "#7d0a0a", "#4d4d4d", "#9a9a9a"
+SLOWED_HATCH, INVALID_HATCH, HUNG_HATCH, STALL_HATCH = "/", "x", "-", "."
+READY_MARK, ISSUE_MARK = "▲", "▼"
+
+LEGEND = (
+    "▲ bucket ready on every rank · ▼ all-reduce issued by the host · hatched /: slowed by contention · "
+    "grey: backward stopped for a synchronization · crossed: read before it was written or reduced · "
+    "dark, striped: never ends"
+)
+
+SWEEP_TITLE = "Step time against bucket cap (the rest as set above)"
+TITLE_HANGS = "Step time against bucket cap: the step hangs at every cap (a rank skips a gradient)"
+
+COLUMNS = ("start", "end", "row", "color", "label", "hatch", "hatch_color", "height", "text_color", "dx", "dy", "kind")
+
+
+def _piece(columns: dict[str, list], start: float, end: float, row: str, **style: object) -> None:
+    piece = {
+        "start": float(start),
+        "end": float(end),
+        "row": row,
+        "color": COMPUTE_COLOUR,
+        "label": "",
+        "hatch": " ",
+        "hatch_color": "white",
+        "height": 0.6,
+        "text_color": "white",
+        "dx": 3,
+        "dy": -7,
+        "kind": "bar",
+        **style,
+    }
+    for key in COLUMNS:
+        columns[key].append(piece[key])
+
+
+def bar_columns(m: TimelineModel) -> dict[str, list]:
+    """Every piece of the Gantt as interval columns (start, end, row, colour, label, hatch, ...).
+
+    Parameters
+    ----------
+    m : TimelineModel
+        The model, as it is now.
+
+    Returns
+    -------
+    dict of str to list
+        One entry per piece: backward slots, all-reduces (coloured and hatched by what happened to
+        them), overlays where contention or a synchronization acted, and the ready and issue marks
+        (zero-length pieces whose label is the mark).
+    """
+    pieces = m.intervals()
+    columns: dict[str, list] = {key: [] for key in COLUMNS}
+    compute = pieces["compute"]
+    for start, end, label in zip(compute["start"], compute["end"], compute["label"], strict=True):
+        _piece(columns, start, end, COMPUTE, label=str(label))
+    stalled = m.sync_each
+    slowed_compute, slowed_comm = m.compute_slowdown > 1, m.comm_slowdown > 1
+    for start, end in zip(pieces["shared"]["start"], pieces["shared"]["end"], strict=True):
+        if end <= start:
+            continue
+        if stalled:
+            _piece(
+                columns, start, end, COMPUTE, color=STALL_COLOUR, hatch=STALL_HATCH, hatch_color="#333", kind="overlay"
+            )
+        elif slowed_compute:
+            _piece(
+                columns, start, end, COMPUTE, color="#8fb8de", hatch=SLOWED_HATCH, hatch_color="#0b3c66", kind="overlay"
+            )
+    comm = pieces["comm"]
+    for start, end, label, state in zip(comm["start"], comm["end"], comm["label"], comm["state"], strict=True):
+        style: dict[str, object] = {"color": COMM_COLOUR, "label": str(label)}
+        if state in ("read early", "unfinished"):
+            style.update(color=INVALID_COLOUR, hatch=INVALID_HATCH, label=f"{label}, {state}")
+        elif state == "hung":
+            style.update(color=HUNG_COLOUR, hatch=HUNG_HATCH, label=f"{label}, never ends")
+        _piece(columns, start, end, COMM, **style)
+    if slowed_comm and not stalled:
+        for start, end in zip(pieces["shared"]["start"], pieces["shared"]["end"], strict=True):
+            if end > start:
+                _piece(
+                    columns,
+                    start,
+                    end,
+                    COMM,
+                    color=COMM_COLOUR,
+                    hatch=SLOWED_HATCH,
+                    hatch_color="#5a1d00",
+                    kind="overlay",
+                    height=0.3,
+                )
+    ticks = pieces["ticks"]
+    for time, kind in zip(ticks["time"], ticks["kind"], strict=True):
+        ready = kind == "ready"
+        _piece(
+            columns,
+            time,
+            time,
+            HOST,
+            label=READY_MARK if ready else ISSUE_MARK,
+            height=0.0,
+            text_color="#14213d" if ready else "#7a3b00",
+            dx=-5,
+            dy=-14 if ready else 2,
+            kind="tick",
+        )
+    return columns
+
+
+class Gantt:
+    """The Gantt figure: rows for backward, the host's marks and the all-reduce stream."""
+
+    def __init__(self, bars: ColumnDataSource, now: Span):
+        fig = figure(
+            height=270,
+            sizing_mode="stretch_width",
+            y_range=FactorRange(COMM, HOST, COMPUTE),
+            x_range=Range1d(0, 1),
+            x_axis_label="time in the step (ms)",
+            tools="",
+            toolbar_location=None,
+            title="One training step on one rank: backward, the host's issues and the all-reduce stream",
+        )
+        fig.hbar(
+            y="row",
+            left="start",
+            right="end",
+            height="height",
+            source=bars,
+            fill_color="color",
+            line_color="white",
+            hatch_pattern="hatch",
+            hatch_color="hatch_color",
+            hatch_alpha=0.9,
+        )
+        fig.add_layout(
+            LabelSet(
+                x="start",
+                y="row",
+                text="label",
+                source=bars,
+                x_offset="dx",
+                y_offset="dy",
+                text_font_size="11px",
+                text_color="text_color",
+            )
+        )
+        self.exposed_box = BoxAnnotation(left=0, right=0, fill_color=EXPOSED_COLOUR, fill_alpha=0.15)
+        self.optimizer = Span(location=0, dimension="height", line_dash="dashed", line_color="#333", line_width=2)
+        self.optimizer_label = Label(
+            x=0, y=0, y_units="screen", y_offset=4, x_offset=4, text="optimizer", text_font_size="11px"
+        )
+        self.exposed_label = Label(
+            x=0,
+            y=0,
+            y_units="screen",
+            y_offset=18,
+            x_offset=4,
+            text="",
+            text_font_size="11px",
+            text_color=EXPOSED_COLOUR,
+        )
+        for annotation in (self.exposed_box, self.optimizer, self.optimizer_label, self.exposed_label, now):
+            fig.add_layout(annotation)
+        self.figure = fig
+
+    def redraw(self, m: TimelineModel, hidden: bool) -> None:
+        """Move the annotations to the model's step; hide what an exercise conceals."""
+        self.figure.x_range.update(start=0, end=max(m.horizon, m.no_overlap_step) * 1.05)
+        tail = not hidden and not m.hangs and m.exposed > 0
+        self.exposed_box.update(left=m.backward_end, right=m.step_time if not m.hangs else m.backward_end, visible=tail)
+        shown = not hidden and not m.hangs
+        at = m.step_time if shown else 0.0
+        self.optimizer.update(location=at, visible=shown)
+        waits = "optimizer" if m.optimizer_waits else "optimizer (did not wait)"
+        self.optimizer_label.update(x=at, text=waits, visible=shown)
+        self.exposed_label.update(x=m.backward_end, text=f"exposed {ms(m.exposed) if tail else ''} ms", visible=tail)
+
+
+class CapSweep:
+    """The step time against the bucket cap, the current cap marked, the no-overlap step dashed."""
+
+    def __init__(self):
+        self.line = ColumnDataSource(data={"cap": [], "step": []})
+        self.point = ColumnDataSource(data={"cap": [], "step": []})
+        fig = figure(
+            height=200,
+            sizing_mode="stretch_width",
+            x_axis_type="log",
+            x_axis_label="bucket cap (MiB)",
+            y_axis_label="step (ms)",
+            tools="",
+            toolbar_location=None,
+            title=SWEEP_TITLE,
+        )
+        fig.line("cap", "step", source=self.line, line_width=2, color=COMM_COLOUR)
+        fig.scatter("cap", "step", source=self.point, size=10, color="#333")
+        self.no_overlap_line = Span(location=0, dimension="width", line_dash="dashed", line_color="#555")
+        self.no_overlap_label = Label(
+            x=0.3, y=0, text="no overlap", text_font_size="11px", y_offset=3, text_color="#555"
+        )
+        fig.add_layout(self.no_overlap_line)
+        fig.add_layout(self.no_overlap_label)
+        self.figure = fig
+
+    def redraw(self, m: TimelineModel, hidden: bool) -> None:
+        """Draw the sweep for the model's other controls (a hang draws no point)."""
+        sweep = m.step_time_sweep()
+        steps = [float(s) if s < float("inf") else float("nan") for s in sweep.step]
+        self.line.data = {"cap": list(map(float, sweep.cap_mib)), "step": steps}
+        now = float(m.step_time) if not m.hangs else float("nan")
+        self.point.data = {"cap": [float(m.bucket_cap)], "step": [now]}
+        self.no_overlap_line.location = m.no_overlap_step
+        self.no_overlap_label.y = m.no_overlap_step
+        self.figure.visible = not hidden
+        hangs = not any(step == step for step in steps)  # every cap NaN: the step hangs at every cap
+        self.figure.title.text = TITLE_HANGS if hangs else SWEEP_TITLE
+
+
+def cap_note(m: TimelineModel) -> str:
+    """The sentence beside the cap fields: which DDP call gives these caps (or that none does)."""
+    if m.iteration == FIRST_ITERATION:
+        return html.escape(
+            f"{m.ddp_call}. The first iteration ignores both: one bucket of {format_number(m.bucket_mib[0])} MiB."
+        )
+    return html.escape(m.ddp_call + ".")
