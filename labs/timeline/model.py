@@ -163,6 +163,12 @@ def _default_step_end() -> float:
     return step_schedule(to_bytes(sizes), times, cap_to_bytes(1.0), cap_to_bytes(25.0), 8, 10.0, 0.0).step_end
 
 
+def _durations(s: Schedule) -> np.ndarray:
+    """Each bucket's all-reduce time: ``inf`` for one that never ends, ``nan`` for one never started."""
+    with np.errstate(invalid="ignore"):
+        return s.bucket_end - s.bucket_start
+
+
 def _numbered(word: str, value: int | None) -> str:
     return NONE if value is None else f"{word} {value}"
 
@@ -727,8 +733,8 @@ class TimelineModel(TimedModel):
 
     @property
     def bucket_cost(self) -> np.ndarray:
-        """How long each bucket's all-reduce takes, in ms."""
-        return self.schedule.bucket_end - self.schedule.bucket_start
+        """How long each bucket's all-reduce takes, in ms (``inf``: never ends; ``nan``: never starts)."""
+        return _durations(self.schedule)
 
     @property
     def backward_end(self) -> float:
@@ -842,7 +848,7 @@ class TimelineModel(TimedModel):
             "issue": s.bucket_issue.copy(),
             "start": s.bucket_start.copy(),
             "end": s.bucket_end.copy(),
-            "cost": s.bucket_end - s.bucket_start,
+            "cost": _durations(s),
             "note": np.array([self._bucket_note(k) for k in range(len(s.buckets))]),
         }
 

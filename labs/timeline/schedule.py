@@ -364,16 +364,19 @@ def _simulate(
     straggler: float,
     e: Effects,
     hung: int | None,
+    record: bool = True,
 ) -> _Run:
     """Lay the all-reduces down in bucket order, each after what it waits for, tracking backward.
 
     Backward's progress W(t), in solo ms of work, is kept as breakpoints: between all-reduces it
     runs at its solo rate; beside one at 1/s_c (or not at all while synchronizing) until its work
     is done. Bucket k is ready once W reaches ``needed[k]`` (its earliest layer done); the queries come
-    in increasing order, so one forward scan of the breakpoints answers them all.
+    in increasing order, so one forward scan of the breakpoints answers them all. Without
+    ``record`` it leaves out what only the picture needs (the shared intervals, the bytes reduced).
     """
     s_c, s_m, gap, late_one = float(e.compute_slowdown), float(e.comm_slowdown), float(e.launch_gap), e.missing_event
-    compute_free = s_c == 1.0 and not e.sync_each  # backward never slowed: W(t) = min(t, total)
+    sync = e.sync_each
+    compute_free = s_c == 1.0 and not sync  # backward never slowed: W(t) = min(t, total)
     count = len(needed)
     inf = np.inf
     ready, issue, start, end = ([inf] * count for _ in range(4))
@@ -401,7 +404,16 @@ def _simulate(
     for k in range(count):
         late = k == late_one
         if not late:
-            ready[k] = reach(needed[k]) + straggler
+            work = needed[k]
+            if compute_free or work <= 0 or frozen or work > pw[-1]:
+                at = reach(work)
+            else:  # reach(work), inline: this runs for every bucket
+                i = seek
+                while pw[i + 1] < work:
+                    i += 1
+                seek = i
+                at = pt[i] + (work - pw[i]) * (pt[i + 1] - pt[i]) / (pw[i + 1] - pw[i])
+            ready[k] = at + straggler
             issue[k] = (ready[k] if ready[k] > issued else issued) + gap
         else:  # issued without waiting for its gradients: right after the one before it
             issue[k] = (issued if k > 0 else 0.0) + gap
@@ -419,15 +431,18 @@ def _simulate(
                     pt.append(last_t + (total - last_w))
                     pw.append(total)
                 pt.append(begin)
-                pw.append(min(total, last_w + (begin - last_t)))
+                reached = last_w + (begin - last_t)
+                pw.append(reached if reached < total else total)
             done = pw[-1]
-        reduced_t.append(begin)
-        reduced_v.append(reduced)
-        if done >= total:  # backward is over: the all-reduce runs alone
+        if record:
+            reduced_t.append(begin)
+            reduced_v.append(reduced)
+        if done >= total or (compute_free and s_m == 1.0):  # alone, or nothing slows either one
             finish = begin + work
-        elif e.sync_each:  # backward waits for this all-reduce, which runs alone
+        elif sync:  # backward waits for this all-reduce, which runs alone
             finish = begin + work
-            shared.append((begin, finish))
+            if record:
+                shared.append((begin, finish))
             if finish < inf:
                 stalled += work
                 pt.append(finish)
@@ -438,28 +453,32 @@ def _simulate(
             alongside, left = work * s_m, (total - done) * s_c
             if alongside <= left:
                 finish = begin + alongside
-                shared.append((begin, finish))
+                if record:
+                    shared.append((begin, finish))
                 if not compute_free:
                     pt.append(finish)
-                    pw.append(min(total, done + alongside / s_c))
+                    reached = done + alongside / s_c
+                    pw.append(reached if reached < total else total)
             else:
                 backward_done = begin + left
                 finish = backward_done + (work - left / s_m)
-                shared.append((begin, backward_done))
                 if not compute_free:
                     pt.append(backward_done)
                     pw.append(total)
-                reduced_t.append(backward_done)
-                reduced_v.append(reduced + nbytes[k] * (left / s_m / work) if work > 0 else reduced)
+                if record:
+                    shared.append((begin, backward_done))
+                    reduced_t.append(backward_done)
+                    reduced_v.append(reduced + nbytes[k] * (left / s_m / work) if work > 0 else reduced)
         end[k] = finish
         if late:
             ready[k] = reach(needed[k]) + straggler
         if finish == inf:
             continue  # the one that never ends: the later ones are still issued, never started
-        reduced += nbytes[k]
-        reduced_t.append(finish)
-        reduced_v.append(reduced)
         end_before = finish
+        if record:
+            reduced += nbytes[k]
+            reduced_t.append(finish)
+            reduced_v.append(reduced)
     if compute_free:
         pt, pw = [0.0, total], [0.0, total]
     elif not frozen and pw[-1] < total:  # backward's last stretch, alone
@@ -544,9 +563,9 @@ def step_end(
     sizes, times = np.asarray(sizes_bytes, dtype=np.int64), np.asarray(backward_ms, dtype=float)
     p = _prepare(sizes, times, first_cap_bytes, cap_bytes, ranks, bandwidth_gbps, latency_us, layout, effects)
     total = float(p.done_at_end[0]) if len(sizes) else 0.0
-    run = _simulate(p.needed, p.cost.tolist(), p.bucket_bytes.tolist(), total, straggler_ms, effects, p.hung)
     if p.hung is not None:
         return np.inf
+    run = _simulate(p.needed, p.cost.tolist(), [], total, straggler_ms, effects, p.hung, record=False)
     backward_end = run.progress_t[run.progress_w.index(total)] if total in run.progress_w else np.inf
     return max(backward_end, float(run.end[-1])) if effects.optimizer_waits else backward_end
 
