@@ -37,8 +37,11 @@ def test_bars_follow_t_and_match_the_model(lab):
     assert t > 0
     assert lab.transport.bars.data == clipped(lab.bar_columns(), t)
     assert lab.transport.now.location == t
-    comm = [label for label, row in zip(lab.bar_columns()["label"], lab.bar_columns()["row"], strict=True)
-            if row == "all-reduce"]
+    comm = [
+        label
+        for label, row in zip(lab.bar_columns()["label"], lab.bar_columns()["row"], strict=True)
+        if row == "all-reduce"
+    ]
     assert comm == [f"{m:g} MiB" for m in lab.model.bucket_mib]
 
 
@@ -71,3 +74,66 @@ def test_choosers_and_refusals_keep_the_state(lab):
     layers.input.value = "8:2, 8:2"
     assert lab.model.preset == "Custom" == lab.preset.value
     assert lab.model.bucket_count == 2
+
+
+def labels_in(lab, row):
+    columns = lab.bar_columns()
+    return [
+        label
+        for label, r, kind in zip(columns["label"], columns["row"], columns["kind"], strict=True)
+        if r == row and kind == "bar"
+    ]
+
+
+def test_what_went_wrong_is_named_on_the_gantt_in_the_readout_and_in_the_table(lab):
+    lab.choosers["missing_event"].value = "bucket 3"
+    assert lab.model.missing_event == 3
+    assert "24 MiB: read layer 1 early" in labels_in(lab, "all-reduce")
+    assert "INVALID: read early: layer 1" in status_text(lab) and "read early: layer 1" in lab.table.text
+    lab.choosers["missing_event"].value = "none"
+    lab.switches["optimizer_waits"].value = False
+    assert not lab.model.optimizer_waits and "still running for the optimizer" in " ".join(labels_in(lab, "all-reduce"))
+    assert "INVALID: the optimizer read gradients still being reduced" in status_text(lab)
+    lab.model.reset()
+    assert lab.switches["optimizer_waits"].value is True and lab.choosers["missing_event"].value == "none"
+    lab.choosers["skipped_layer"].value = "layer 6"
+    assert "32 MiB: never ends (a rank skips layer 6)" in labels_in(lab, "all-reduce")
+    assert "hang: completed = 1 of 3" in status_text(lab) and "step =" not in status_text(lab)
+    assert "never completes" in lab.table.text and "queued behind bucket 2" in lab.table.text
+    assert "every cap hangs" in lab.sweep.title.text or "hangs at every cap" in lab.sweep.title.text
+
+
+def test_ready_and_issue_marks_and_contention_overlays(lab):
+    field(lab, "launch_gap").input.value = "0.5"
+    columns = lab.bar_columns()
+    marks = [
+        (s, label)
+        for s, label, kind in zip(columns["start"], columns["label"], columns["kind"], strict=True)
+        if kind == "tick"
+    ]
+    assert sorted(marks) == sorted([(2.0, "▲"), (10.0, "▲"), (16.0, "▲"), (2.5, "▼"), (10.5, "▼"), (16.5, "▼")])
+    field(lab, "compute_slowdown").input.value = "1.5"
+    columns = lab.bar_columns()
+    overlays = [
+        (s, e)
+        for s, e, kind, row in zip(columns["start"], columns["end"], columns["kind"], columns["row"], strict=True)
+        if kind == "overlay" and row == "backward"
+    ]
+    assert len(overlays) == 2 and all(e > s for s, e in overlays)
+    assert "lost to contention" in lab.table.text and "hatched" in lab.gantt.tags[0]
+
+
+def test_the_choices_of_a_bucket_follow_the_layout(lab):
+    assert lab.choosers["missing_event"].options == ["none", "bucket 1", "bucket 2", "bucket 3"]
+    field(lab, "bucket_cap").input.value = "8"
+    assert lab.choosers["missing_event"].options == ["none", *(f"bucket {k}" for k in range(1, 9))]
+    assert len(lab.choosers["skipped_layer"].options) == 9
+    assert "DDP(model): bucket_cap_mb unset" not in lab.cap_note.object and "No DDP call" in lab.cap_note.object
+
+
+def test_conceal_hides_invalid_and_hang_too(lab):
+    lab.model.apply("missing_event", 3)
+    lab.conceal = True
+    assert "INVALID" not in status_text(lab) and "read early" not in lab.table.text
+    lab.model.apply("skipped_layer", 6)
+    assert "hang" not in status_text(lab) and "completed" not in status_text(lab)

@@ -15,7 +15,7 @@ from bokeh.plotting import figure
 
 from labs.timed import format_number
 from labs.timeline.model import FIRST_ITERATION, TimelineModel
-from labs.timeline.text import COMM, COMPUTE, HOST, ms
+from labs.timeline.text import COMM, COMPUTE, HOST, layer_list, ms
 
 COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = "#1f6fb2", "#d4541a", "#c0392b"
 INVALID_COLOUR, HUNG_COLOUR, STALL_COLOUR = "#7d0a0a", "#4d4d4d", "#9a9a9a"
@@ -88,12 +88,20 @@ def bar_columns(m: TimelineModel) -> dict[str, list]:
                 columns, start, end, COMPUTE, color="#8fb8de", hatch=SLOWED_HATCH, hatch_color="#0b3c66", kind="overlay"
             )
     comm = pieces["comm"]
-    for start, end, label, state in zip(comm["start"], comm["end"], comm["label"], comm["state"], strict=True):
+    buckets = m.buckets
+    for start, end, label, state, number in zip(
+        comm["start"], comm["end"], comm["label"], comm["state"], comm["bucket"], strict=True
+    ):
         style: dict[str, object] = {"color": COMM_COLOUR, "label": str(label)}
-        if state in ("read early", "unfinished"):
-            style.update(color=INVALID_COLOUR, hatch=INVALID_HATCH, label=f"{label}, {state}")
+        if state == "read early":
+            early = sorted(i + 1 for i in buckets[number - 1].layers if i + 1 in m.read_early)
+            style.update(color=INVALID_COLOUR, hatch=INVALID_HATCH, label=f"{label}: read {layer_list(early)} early")
+        elif state == "unfinished":
+            style.update(color=INVALID_COLOUR, hatch=INVALID_HATCH, label=f"{label}: still running for the optimizer")
         elif state == "hung":
-            style.update(color=HUNG_COLOUR, hatch=HUNG_HATCH, label=f"{label}, never ends")
+            style.update(
+                color=HUNG_COLOUR, hatch=HUNG_HATCH, label=f"{label}: never ends (a rank skips layer {m.skipped_layer})"
+            )
         _piece(columns, start, end, COMM, **style)
     if slowed_comm and not stalled:
         for start, end in zip(pieces["shared"]["start"], pieces["shared"]["end"], strict=True):
