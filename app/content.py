@@ -14,10 +14,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import param
 import yaml
 
 from app.catalog import LabKind, lab_kinds
-from labs.timed import InvalidInput
+from labs.timed import InvalidInput, format_number
 
 CONTENT_DIR = Path(os.environ.get("OVERLAP_CONTENT_DIR", Path(__file__).resolve().parents[1] / "content"))
 
@@ -49,13 +50,30 @@ class Step:
         ``"reset"``, ``"set"``, ``"predict"`` or ``"run"``.
     control : str, optional
         For ``set``: the control's parameter name.
-    value : float, optional
-        For ``set``: the value; for ``run``: the time to reach (None means the end).
+    value : float, bool or str, optional
+        For ``set``: the value as the model reads it (a number; on or off for a checkbox; a choice's
+        text, or a bucket or layer number); for ``run``: the time to reach (None means the end).
     """
 
     kind: str
     control: str | None = None
-    value: float | None = None
+    value: float | bool | str | None = None
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A common wrong answer and the line of reasoning that leads to it.
+
+    Attributes
+    ----------
+    answer : float
+        The number that reasoning gives.
+    reasoning : str
+        What the student probably thought, said to them when their prediction matches it.
+    """
+
+    answer: float
+    reasoning: str
 
 
 @dataclass(frozen=True)
@@ -73,6 +91,13 @@ class Exercise:
     answer: float
     tolerance: float
     explanation: str
+    mistakes: tuple[Mistake, ...] = ()
+
+    def mistake_for(self, prediction: float) -> Mistake | None:
+        """The common mistake a wrong prediction matches (within the tolerance), if any."""
+        if abs(prediction - self.answer) <= self.tolerance + 1e-9:
+            return None
+        return next((m for m in self.mistakes if abs(prediction - m.answer) <= self.tolerance + 1e-9), None)
 
 
 @dataclass(frozen=True)
@@ -110,6 +135,43 @@ def _text(path: Path, exercise: str | None, name: str, raw: object) -> str:
     return raw.strip()
 
 
+def _checked(path: Path, exercise: str, steps: tuple[Step, ...], lab: LabKind) -> tuple[Step, ...]:
+    """Do the steps on a fresh model, as a student would: each value must be one the lab takes then.
+
+    A choice that depends on the steps before it (a bucket number once the caps are set) is checked
+    against the lab as those steps leave it. Each value is kept as the model reads it.
+    """
+    model = lab.model()
+    checked = []
+    for index, step in enumerate(steps):
+        if step.kind == "reset":
+            model.reset()
+        elif step.kind == "set":
+            try:
+                step = Step(kind="set", control=step.control, value=model.apply(step.control, step.value))
+            except InvalidInput as refusal:
+                raise SpecError(path, str(refusal), exercise, f"steps[{index}].set.{step.control}") from None
+        checked.append(step)
+    return tuple(checked)
+
+
+def _mistakes(path: Path, exercise: str, raw: object, answer: float, tolerance: float) -> tuple[Mistake, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise SpecError(path, "must be a list of {answer, reasoning}", exercise, "mistakes")
+    found = []
+    for index, item in enumerate(raw):
+        where = f"mistakes[{index}]"
+        if not isinstance(item, dict) or set(item) != {"answer", "reasoning"}:
+            raise SpecError(path, "needs exactly 'answer' and 'reasoning'", exercise, where)
+        wrong = _number(path, exercise, f"{where}.answer", item["answer"])
+        if abs(wrong - answer) <= tolerance:
+            raise SpecError(path, f"{format_number(wrong)} is within the tolerance of the answer", exercise, where)
+        found.append(Mistake(answer=wrong, reasoning=_text(path, exercise, f"{where}.reasoning", item["reasoning"])))
+    return tuple(found)
+
+
 def _step(path: Path, exercise: str, index: int, raw: object, lab: LabKind) -> Step:
     where = f"steps[{index}]"
     if raw in ("reset", "predict"):
@@ -127,12 +189,11 @@ def _step(path: Path, exercise: str, index: int, raw: object, lab: LabKind) -> S
                     exercise,
                     where,
                 )
-            number = _number(path, exercise, f"{where}.set.{control}", value)
-            try:
-                lab.model().parse(control, number)
-            except InvalidInput as refusal:
-                raise SpecError(path, str(refusal), exercise, f"{where}.set.{control}") from None
-            return Step(kind="set", control=control, value=number)
+            if not isinstance(value, bool | str):  # on/off and choices as they are; the rest a number
+                value = _number(path, exercise, f"{where}.set.{control}", value)
+                if value.is_integer() and isinstance(lab.model.param[control], param.Integer):
+                    value = int(value)  # a bucket or a layer by its number
+            return Step(kind="set", control=control, value=value)
         if kind == "run":
             until = body.get("until") if isinstance(body, dict) else None
             if until == "end":
@@ -186,7 +247,7 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
     for name in required:
         if name not in data:
             raise SpecError(path, "is missing", exercise_id, name)
-    known = {"id", "lab", *required}
+    known = {"id", "lab", "mistakes", *required}
     for name in data:
         if name not in known:
             raise SpecError(path, f"unknown field; known: {', '.join(sorted(known))}", exercise_id, name)
@@ -197,7 +258,9 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
     raw_steps = data["steps"]
     if not isinstance(raw_steps, list) or not raw_steps:
         raise SpecError(path, "must be a list of steps", exercise_id, "steps")
-    steps = tuple(_step(path, exercise_id, i, raw, lab) for i, raw in enumerate(raw_steps))
+    steps = _checked(
+        path, exercise_id, tuple(_step(path, exercise_id, i, raw, lab) for i, raw in enumerate(raw_steps)), lab
+    )
     kinds_in_order = [s.kind for s in steps]
     if kinds_in_order.count("predict") != 1:
         raise SpecError(path, "needs exactly one 'predict' step", exercise_id, "steps")
@@ -228,6 +291,7 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
     tolerance = _number(path, exercise_id, "tolerance", data["tolerance"])
     if tolerance < 0:
         raise SpecError(path, "must be 0 or more", exercise_id, "tolerance")
+    answer = _number(path, exercise_id, "answer", data["answer"])
     return Exercise(
         id=exercise_id,
         title=_text(path, exercise_id, "title", data["title"]),
@@ -237,9 +301,10 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
         quantity=quantity,
         unit=_text(path, exercise_id, "prediction.unit", prediction["unit"]),
         at=at,
-        answer=_number(path, exercise_id, "answer", data["answer"]),
+        answer=answer,
         tolerance=tolerance,
         explanation=_text(path, exercise_id, "explanation", data["explanation"]),
+        mistakes=_mistakes(path, exercise_id, data.get("mistakes"), answer, tolerance),
     )
 
 

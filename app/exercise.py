@@ -42,7 +42,10 @@ def describe_step(step: Step, model_class: type) -> str:
     if step.kind == "reset":
         return "Press Reset in the lab"
     if step.kind == "set":
-        return f"Set {model_class.param[step.control].label} to {format_number(step.value)}"
+        label = model_class.param[step.control].label
+        if isinstance(step.value, bool):
+            return f"{'Check' if step.value else 'Uncheck'} {label}"
+        return f"Set {label} to {shown_setting(step.control, step.value, model_class)}"
     if step.kind == "predict":
         return "Type your prediction and press Lock prediction"
     if step.value is None:
@@ -50,9 +53,23 @@ def describe_step(step: Step, model_class: type) -> str:
     return f"Press Play or Step until t = {format_number(step.value)} s"
 
 
-def _same(now: float | None, wanted: float) -> bool:
+def shown_setting(control: str, value: object, model_class: type) -> str:
+    """A control's value as the lab shows it: ``4``, ``never``, ``bucket 3``, ``on``, a choice's text."""
+    if value is None:
+        return "never" if control not in getattr(model_class, "numbered_choices", {}) else "none"
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    numbered = getattr(model_class, "numbered_choices", {})
+    if control in numbered:
+        return f"{numbered[control]} {value}"
+    return value if isinstance(value, str) else format_number(value)
+
+
+def _same(now: object, wanted: object) -> bool:
     """Whether a control's value is the one a ``set`` step asks for (an unset optional control never is)."""
-    return now is not None and math.isclose(now, wanted, abs_tol=1e-9)
+    if now is None or isinstance(wanted, bool | str) or isinstance(now, bool | str):
+        return now is not None and now == wanted and type(now) is type(wanted)
+    return math.isclose(now, wanted, abs_tol=1e-9)
 
 
 def model_reading(model: TimedModel, exercise: Exercise) -> float:
@@ -245,7 +262,7 @@ class ExerciseRunner(Viewer):
         self._apply_gate()
 
     def _finish(self) -> None:
-        wanted: dict[str, float] = {}
+        wanted: dict[str, object] = {}
         for step in self.exercise.steps:
             if step.kind == "set":
                 wanted[step.control] = step.value
@@ -253,9 +270,9 @@ class ExerciseRunner(Viewer):
             now = getattr(self.model, control)
             if not _same(now, value):
                 label = self.model.param[control].label
+                is_now, needed = (shown_setting(control, v, type(self.model)) for v in (now, value))
                 self.notice = (
-                    f"{label} is {'never' if now is None else format_number(now)} now, but this exercise needs "
-                    f"{format_number(value)}. Set it back to see the comparison."
+                    f"{label} is {is_now} now, but this exercise needs {needed}. Set it back to see the comparison."
                 )
                 return
         self.notice = ""
@@ -315,13 +332,19 @@ class ExerciseRunner(Viewer):
         spec = self.exercise
         unit = html.escape(spec.unit)
         verdict = "Correct" if self.correct else "Not quite"
+        explanation = f"<strong>Why:</strong> {html.escape(spec.explanation)}"
+        slip = None if self.correct else spec.mistake_for(self.prediction)
+        if slip is not None:  # name the reasoning that gives this very number
+            explanation = (
+                f"<p><strong>Where that number comes from:</strong> {html.escape(slip.reasoning)}</p>{explanation}"
+            )
         return {
             "feedback_html": (
                 f"{verdict}: you predicted {format_number(self.prediction, exact=True)} {unit}, "
                 f"and the lab shows {fixed(self.shown)} {unit}."
             ),
             "verdict": "correct" if self.correct else "wrong",
-            "explanation_html": f"<strong>Why:</strong> {html.escape(spec.explanation)}",
+            "explanation_html": explanation,
         }
 
     def __panel__(self) -> ExerciseCard:

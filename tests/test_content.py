@@ -191,3 +191,67 @@ def test_server_refuses_to_start_on_a_bad_spec(tmp_path):
     assert result.returncode != 0
     assert "01-test.md, exercise 'growth', field 'answer': must be a number" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(("lesson", "exercise"), EXERCISES, ids=[f"{lesson.slug}/{e.id}" for lesson, e in EXERCISES])
+def test_each_common_mistake_is_a_different_number_from_what_the_lab_shows(lesson, exercise):
+    shown = run_as_written(exercise)
+    for slip in exercise.mistakes:
+        assert abs(slip.answer - shown) > exercise.tolerance, (slip.answer, shown)
+        assert exercise.mistake_for(slip.answer) == slip and exercise.mistake_for(exercise.answer) is None
+
+
+def test_what_breaks_the_overlap_is_predicted_not_just_read():
+    """Lessons issue: each way of breaking the ideal schedule has an exercise that names a wrong reasoning."""
+    timeline = {e.id: e for _, e in EXERCISES if e.lab == "timeline"}
+    controls = {step.control for e in timeline.values() for step in e.steps if step.kind == "set"}
+    assert {
+        "compute_slowdown",
+        "comm_slowdown",
+        "launch_gap",
+        "missing_event",
+        "optimizer_waits",
+        "sync_each",
+    } <= controls
+    assert {"skipped_layer", "iteration", "straggler", "latency"} <= controls
+    breaking = [e for e in timeline.values() if controls & {s.control for s in e.steps if s.kind == "set"}]
+    assert sum(1 for e in breaking if e.mistakes) >= 10
+    latency = timeline["latency-and-small-buckets"]
+    assert any(s.kind == "set" and s.control == "latency" and s.value > 0 for s in latency.steps)
+
+
+TIMELINE = (
+    GOOD.replace("title: Growth\n", "title: Growth\nlab: timeline\n")
+    .replace(
+        "  - set: {arrival_rate: 4}\n  - set: {service_rate: 3}\n",
+        "  - set: {bucket_cap: 8}\n  - set: {missing_event: 7}\n",
+    )
+    .replace("quantity: net_rate", "quantity: read_early_count")
+    .replace("answer: 1\n", "answer: 1\nmistakes:\n  - answer: 2\n    reasoning: Two.\n")
+)
+
+
+def test_a_choice_is_checked_against_the_lab_as_the_steps_leave_it(tmp_path):
+    (exercise,) = parse_lesson(write(tmp_path, TIMELINE)).exercises
+    assert exercise.steps[2].value == 7 and exercise.mistakes[0].answer == 2  # 8 buckets once the cap is 8
+    with pytest.raises(SpecError, match=r"field 'steps\[2\].set.missing_event': Missing event: there is no bucket 7"):
+        parse_lesson(write(tmp_path, TIMELINE.replace("  - set: {bucket_cap: 8}\n", "  - set: {bucket_cap: 25}\n")))
+    switched = TIMELINE.replace("  - set: {missing_event: 7}\n", "  - set: {sync_each: true}\n")
+    assert parse_lesson(write(tmp_path, switched)).exercises[0].steps[2].value is True
+    with pytest.raises(SpecError, match="neither on nor off"):
+        parse_lesson(write(tmp_path, switched.replace("sync_each: true", "sync_each: sometimes")))
+
+
+@pytest.mark.parametrize(
+    ("mistakes", "words"),
+    [
+        ("mistakes: 2\n", "must be a list"),
+        ("mistakes:\n  - answer: 2\n", "needs exactly 'answer' and 'reasoning'"),
+        ("mistakes:\n  - answer: 1.01\n    reasoning: Close.\n", "within the tolerance"),
+        ("mistakes:\n  - answer: two\n    reasoning: Two.\n", "must be a number"),
+    ],
+)
+def test_a_bad_mistake_is_named(tmp_path, mistakes, words):
+    with pytest.raises(SpecError, match="field 'mistakes") as error:
+        parse_lesson(write(tmp_path, GOOD.replace("answer: 1\n", "answer: 1\n" + mistakes)))
+    assert words in str(error.value)

@@ -9,6 +9,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from app.catalog import lab_kinds
 from app.content import Exercise, Lesson, load_lessons
+from app.exercise import shown_setting
 from labs.timed import format_number
 from tests.conftest import ARTIFACTS
 from tests.student import reading, type_value
@@ -39,8 +40,16 @@ def do_exercise(page: Page, lesson: Lesson, exercise: Exercise, prediction: floa
         if step.kind == "reset":
             lab.get_by_role("button", name="Reset").click()
         elif step.kind == "set":
-            label = re.compile("^" + re.escape(model_class.param[step.control].label))  # not "First bucket cap"
-            type_value(lab, label, format_number(step.value))
+            name = model_class.param[step.control].label
+            if step.control in getattr(model_class, "switch_controls", ()):
+                lab.get_by_role("checkbox", name=name).set_checked(bool(step.value))
+            elif step.control in getattr(model_class, "choice_controls", ()):
+                lab.get_by_role("combobox", name=name).select_option(
+                    label=shown_setting(step.control, step.value, model_class)
+                )
+            else:
+                label = re.compile("^" + re.escape(name))  # not "First bucket cap"
+                type_value(lab, label, format_number(step.value))
         elif step.kind == "predict":
             expect(lab.get_by_role("button", name="Play")).to_be_disabled()
             expect(lab.get_by_role("button", name="Step")).to_be_disabled()
@@ -70,12 +79,16 @@ def test_right_prediction_is_correct(page, lesson, exercise):
 
 @pytest.mark.parametrize(("lesson", "exercise"), CASES, ids=IDS)
 def test_wrong_prediction_is_not_quite(page, lesson, exercise):
-    wrong = exercise.answer + 10 * exercise.tolerance + 3
+    """A common mistake where the exercise names one (its reasoning is said back), else a far miss."""
+    slip = exercise.mistakes[0] if exercise.mistakes else None
+    wrong = slip.answer if slip else exercise.answer + 10 * exercise.tolerance + 3
     region = do_exercise(page, lesson, exercise, wrong, use_play=False)
     feedback = region.get_by_role("status")
     expect(feedback).to_contain_text("Not quite", timeout=20_000)
     assert feedback.inner_text().startswith("Not quite")
     expect(feedback).to_contain_text(f"the lab shows {exercise.answer:.2f}")
+    if slip:
+        expect(region).to_contain_text("Where that number comes from: " + " ".join(slip.reasoning.split()[:6]))
 
 
 def test_progress_survives_a_reload(page):

@@ -24,5 +24,8 @@ LAB = LabRegistration(
         "backward_lost": "ms",
         "backward_stalled": "ms",
         "completed": "all-reduces",
+        "straggler_wait": "ms",
+        "read_early_count": "layers",
+        "optimizer_early_count": "layers",
     },
 )

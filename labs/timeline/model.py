@@ -818,6 +818,25 @@ class TimelineModel(TimedModel):
         return max(0.0, self.schedule.step_end - self.slowest_backward_end)
 
     @property
+    def straggler_wait(self) -> float:
+        """Of this rank's exposed time, the part spent waiting for the slowest rank's gradients, in ms.
+
+        The rest, :attr:`slowest_rank_exposed`, is what the slowest rank itself sees after its
+        backward: communication the network still had to do.
+        """
+        return self.exposed - self.slowest_rank_exposed
+
+    @property
+    def read_early_count(self) -> int:
+        """How many layers' gradients an all-reduce read before every rank had written them."""
+        return len(self.schedule.read_early)
+
+    @property
+    def optimizer_early_count(self) -> int:
+        """How many layers' gradients the optimizer read before their all-reduce ended."""
+        return len(self.schedule.optimizer_early)
+
+    @property
     def display_end(self) -> float:
         """Where the drawn timeline ends, in ms: the last thing that happens (past it, for a hang)."""
         s = self.schedule
