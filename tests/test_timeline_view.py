@@ -137,3 +137,22 @@ def test_conceal_hides_invalid_and_hang_too(lab):
     assert "INVALID" not in status_text(lab) and "read early" not in lab.table.text
     lab.model.apply("skipped_layer", 6)
     assert "hang" not in status_text(lab) and "completed" not in status_text(lab)
+
+
+def test_the_concealed_time_axis_does_not_give_the_step_away(lab):
+    lab.model.apply("compute_slowdown", 3)
+    lab.model.apply("comm_slowdown", 3)
+    assert lab.gantt.x_range.end == pytest.approx(max(lab.model.horizon, lab.model.no_overlap_step) * 1.05)
+    lab.conceal = True
+    assert lab.gantt.x_range.end >= lab.model.step_time * 1.05
+    lab.model.apply("compute_slowdown", 2)  # another answer, the same axis
+    assert lab.gantt.x_range.end == pytest.approx(lab.model.no_overlap_step * 3 * 1.05)
+
+
+def test_the_concealed_bucket_choice_does_not_count_the_buckets(lab):
+    lab.conceal = True
+    assert len(lab.choosers["missing_event"].options) == lab.model.layer_count + 1
+    lab.choosers["missing_event"].value = "bucket 5"  # no such bucket: refused, back to none
+    assert lab.model.missing_event is None and lab.choosers["missing_event"].value == "none"
+    lab.conceal = False
+    assert len(lab.choosers["missing_event"].options) == lab.model.bucket_count + 1

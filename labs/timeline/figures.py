@@ -194,7 +194,7 @@ class Gantt:
 
     def redraw(self, m: TimelineModel, hidden: bool) -> None:
         """Move the annotations to the model's step; hide what an exercise conceals."""
-        self.figure.x_range.update(start=0, end=max(m.horizon, m.no_overlap_step) * 1.05)
+        self.figure.x_range.update(start=0, end=axis_end(m, hidden))
         tail = not hidden and not m.hangs and m.exposed > 0
         self.exposed_box.update(left=m.backward_end, right=m.step_time if not m.hangs else m.backward_end, visible=tail)
         shown = not hidden and not m.hangs
@@ -203,6 +203,20 @@ class Gantt:
         waits = "optimizer" if m.optimizer_waits else "optimizer (did not wait)"
         self.optimizer_label.update(x=at, text=waits, visible=shown)
         self.exposed_label.update(x=m.backward_end, text=f"exposed {ms(m.exposed) if tail else ''} ms", visible=tail)
+
+
+def axis_end(m: TimelineModel, hidden: bool) -> float:
+    """Where the Gantt's time axis ends: past everything drawn, and never the answer in disguise.
+
+    Shown, it is a little past the later of the horizon and the no-overlap step. While an exercise
+    conceals its answer it is a bound that does not depend on the schedule: everything run one
+    after the other, each at its slowest, with every launch gap and every latency.
+    """
+    if not hidden:
+        return max(m.horizon, m.no_overlap_step) * 1.05
+    latency_ms = 2 * (m.ranks - 1) * m.latency / 1e3
+    serial = m.no_overlap_step + m.bucket_count * (m.launch_gap + latency_ms)
+    return serial * max(m.compute_slowdown, m.comm_slowdown) * 1.05
 
 
 class CapSweep:

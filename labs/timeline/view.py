@@ -98,7 +98,11 @@ class TimelineLab(LabView):
 
     def _options(self, control: str) -> list[str]:
         m = self.model
-        return m.choice_options(control) if control in m.numbered_choices else list(m.param[control].objects)
+        if control not in m.numbered_choices:
+            return list(m.param[control].objects)
+        if self.conceal and m.numbered_choices[control] == "bucket":  # the count of buckets may be the answer
+            return ["none", *(f"bucket {k}" for k in range(1, m.layer_count + 1))]
+        return m.choice_options(control)
 
     def _chooser(self, control: str, name: str) -> pn.widgets.Select:
         """A select for one choice control of the model, kept in step with it both ways."""
