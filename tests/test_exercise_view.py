@@ -76,14 +76,14 @@ def test_growth_exercise_ticks_in_order_and_says_correct(page):
     type_into(lab, "arrival_rate", 4)
     type_into(lab, "service_rate", 3)
     assert runner.current == 3
-    lock(runner, "1")
+    lock(runner, "6")
     assert runner.current == 4 and lab.model.pause_at == 2
     send(lab, "step")
     assert not runner.finished
     send(lab, "step")
     assert runner.finished and lab.model.pause_at is None
-    assert feedback(runner).startswith("Correct: you predicted 1 work units per second")
-    assert "lab shows 1.00" in feedback(runner)
+    assert feedback(runner).startswith("Correct: you predicted 6 work units")
+    assert "lab shows 6.00" in feedback(runner)
     assert progress.completed == {"buckets/growth": {"correct": True}}
 
 
@@ -91,9 +91,9 @@ def test_a_wrong_prediction_gets_not_quite_and_the_models_value(page):
     lab, session, progress, runners = page
     runner = runners["drain"]
     prepare(lab, runner, 2, 3, "2")
-    send(lab, "pause", 3.5)  # Play stopped early: not far enough yet
+    send(lab, "pause", 5.5)  # Play stopped early: not far enough yet
     assert not runner.finished
-    send(lab, "end", 4.0)
+    send(lab, "end", 6.0)
     assert feedback(runner).startswith("Not quite: you predicted 2 work units, and the lab shows 0.00")
     assert progress.completed["buckets/drain"] == {"correct": False}
 
@@ -135,7 +135,7 @@ def test_reset_midway_sends_the_student_back_to_the_first_set(page):
 def test_a_control_changed_after_its_step_holds_back_the_feedback(page):
     lab, session, progress, runners = page
     runner = runners["growth"]
-    prepare(lab, runner, 4, 3, "1")
+    prepare(lab, runner, 4, 3, "6")
     type_into(lab, "arrival_rate", 5)
     send(lab, "step")
     send(lab, "step")
