@@ -24,16 +24,23 @@ and 1, MASTER_ADDR 127.0.0.1, a free port) on five ``nn.Linear`` layers with
     As ``schedule``, with ``find_unused_parameters=True`` (buckets in registration order, reversed,
     never rebuilt).
 
-The expectations (``gloo_<case>.expected.json``) come from the script's own clock, not from the
-trace: a DDP communication hook records, for every bucket, the host time just before it calls
-``dist.all_reduce`` (issue), the parameters the bucket holds and its element count, and the time its
-future completes (end); ``register_post_accumulate_grad_hook`` records when each gradient was
-written (ready); the loop records the time just before ``loss.backward()`` and before and after
-``optimizer.step()``. All of them are ``time.time_ns()``, the clock the profiler writes: in torch
-2.13 a trace's ``ts`` (µs) × 1000 + ``baseTimeNanoseconds`` is the same epoch nanosecond count
-(checked here on every trace: each issue lies inside its ``c10d::allreduce_``). The hook is the
-default all-reduce-and-divide, written in Python so that it can record the times; it adds an
-``aten::div_`` on the gloo thread and nothing else to the trace.
+The expectations (``gloo_<case>.expected.json``) are computed without ``app.trace``, twice:
+
+``steps`` (per rank): the script's own clock. A DDP communication hook records, for every bucket,
+    the host time just before it calls ``dist.all_reduce`` (issue), the parameters the bucket holds
+    and its element count, and the time its future's callback runs (end);
+    ``register_post_accumulate_grad_hook`` records when each gradient was written (ready); the loop
+    records the time just before ``loss.backward()`` and before and after ``optimizer.step()``. All
+    are ``time.time_ns()``, the clock the profiler writes: in torch 2.13 a trace's ``ts`` (µs) ×
+    1000 + ``baseTimeNanoseconds`` is the same epoch nanosecond count (checked on every run by
+    :func:`check_clock`). These bracket the trace's times from outside it; they are not equal to
+    them (the hook's Python call takes ~70 µs before the op starts, more on a loaded machine).
+``by_hand`` (per rank): :func:`read_by_hand`, a plain second reading of the raw JSON with the same
+    definitions, for the exact figures.
+
+The hook is the default all-reduce-and-divide, written in Python so that it can record the times;
+it adds an ``aten::div_`` on the gloo thread to the trace. ``--reread`` redoes only ``by_hand`` from
+the committed traces.
 """
 
 from __future__ import annotations
@@ -264,6 +271,41 @@ class ClockMismatch(Exception):
     """A trace and its host-clock record do not line up; the case is run again."""
 
 
+def float_allreduces(trace: dict) -> list[tuple[dict, dict]]:
+    """Each ``c10d::allreduce_`` with its ``gloo:all_reduce``: the next unused run after it of the same size.
+
+    gloo runs collectives on two worker threads, so runs can start out of issue order (seen here:
+    with ``find_unused_parameters=True`` the run of DDP's map of used parameters, an int32 tensor
+    with one element per parameter, started before the run of the bucket issued just before it);
+    the sizes (``Input Dims``) tell them apart. The map is then left out (its run's ``Input type``
+    is ``int``): it is not a gradient bucket.
+
+    Parameters
+    ----------
+    trace : dict
+        The exported trace.
+
+    Returns
+    -------
+    list of tuple
+        ``(issue, run)`` for the gradient buckets, in issue order.
+    """
+    events = [e for e in trace["traceEvents"] if e.get("ph") == "X"]
+    issues = sorted((e for e in events if e["name"] == "c10d::allreduce_"), key=lambda e: e["ts"])
+    runs = sorted((e for e in events if e["name"] == "gloo:all_reduce"), key=lambda e: e["ts"])
+    pairs, used = [], set()
+    for issue in issues:
+        numel = issue["args"]["Input Dims"][0][0][0]
+        run = next(
+            r for k, r in enumerate(runs)
+            if k not in used and r["ts"] >= issue["ts"] and r["args"]["Input Dims"][0][0] == numel
+        )  # fmt: skip
+        used.add(runs.index(run))
+        if run["args"]["Input type"][0] == "float":
+            pairs.append((issue, run))
+    return pairs
+
+
 def check_clock(trace: dict, record: dict) -> None:
     """Refuse a trace whose clock does not match the host record's.
 
@@ -285,7 +327,7 @@ def check_clock(trace: dict, record: dict) -> None:
         If the issues and the ops do not interleave so.
     """
     base = int(trace.get("baseTimeNanoseconds", 0))
-    starts = sorted(base + e["ts"] * 1000 for e in trace["traceEvents"] if e.get("name") == "c10d::allreduce_")
+    starts = [base + issue["ts"] * 1000 for issue, _ in float_allreduces(trace)]
     issues = sorted(b["issue_ns"] for b in record["buckets"])
     if len(starts) != len(issues):
         raise ClockMismatch(f"{len(issues)} hook calls but {len(starts)} c10d::allreduce_ in the trace")
@@ -301,7 +343,8 @@ def read_by_hand(trace: dict) -> list[dict]:
     with ``app.trace``) of the definitions in ``app/trace/timeline.py``: steps are the
     ``ProfilerStep#N`` spans, or else split at the end of each ``Optimizer.step#SGD.step``; a
     bucket's issue is a ``c10d::allreduce_`` between the first backward node and the optimizer; its
-    run is the gloo:all_reduce at the same position in time order over the whole trace; ready is the
+    run is the gloo:all_reduce at the same position in time order over the whole trace (DDP's int32
+    map of used parameters left out, see :func:`float_allreduces`); ready is the
     end of the last ``torch::autograd::AccumulateGrad`` ending before the issue; compute is each
     top-level backward node on the autograd thread, cut at the first all-reduce issued inside it.
 
@@ -318,9 +361,9 @@ def read_by_hand(trace: dict) -> list[dict]:
         clock, durations in ms.
     """
     events = [e for e in trace["traceEvents"] if e.get("ph") == "X"]
-    runs = sorted((e for e in events if e["name"] == "gloo:all_reduce"), key=lambda e: e["ts"])
-    issues_all = sorted((e for e in events if e["name"] == "c10d::allreduce_"), key=lambda e: e["ts"])
-    run_of = {id(i): r for i, r in zip(issues_all, runs, strict=False)}
+    pairs = float_allreduces(trace)
+    issues_all = [i for i, _ in pairs]
+    run_of = {id(i): r for i, r in pairs}
     marked = sorted((e for e in events if e["name"].startswith("ProfilerStep#")), key=lambda e: e["ts"])
     optimizers = sorted((e for e in events if e["name"].startswith("Optimizer.step#")), key=lambda e: e["ts"])
     if marked:
@@ -414,10 +457,32 @@ def make_case(case: str) -> None:
     (OUT / f"gloo_{case}.expected.json").write_text(json.dumps(expected, indent=1) + "\n")
 
 
+def reread(case: str) -> None:
+    """Redo only the reading by hand of a case's committed traces (the host-clock record is kept).
+
+    Parameters
+    ----------
+    case : str
+        A key of :data:`CASES`.
+    """
+    path = OUT / f"gloo_{case}.expected.json"
+    expected = json.loads(path.read_text())
+    for rank in expected["ranks"]:
+        raw = gzip.decompress((OUT / f"gloo_{case}_rank{rank['rank']}.json.gz").read_bytes())
+        rank["by_hand"] = read_by_hand(json.loads(raw))
+    path.write_text(json.dumps(expected, indent=1) + "\n")
+
+
 def main() -> None:
-    """Make every case named on the command line, or all of them."""
+    """Make every case named on the command line, or all of them (``--reread``: only read them again)."""
     OUT.mkdir(parents=True, exist_ok=True)
-    for case in sys.argv[1:] or list(CASES):
+    names = [a for a in sys.argv[1:] if not a.startswith("--")]
+    if "--reread" in sys.argv:
+        for case in names or list(CASES):
+            reread(case)
+            print("read again", case)
+        return
+    for case in names or list(CASES):
         make_case(case)
         print("wrote", case)
 

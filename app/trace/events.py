@@ -74,6 +74,10 @@ DTYPE_BYTES = {
     "float8_e4m3fn": 1, "Float8_e4m3fn": 1, "float8_e5m2": 1, "Float8_e5m2": 1,
 }  # fmt: skip
 """Bytes per element for the dtype names traces write (ATen's, c10d's and torch's spellings)."""
+FLOAT_DTYPES = frozenset(
+    name for name in DTYPE_BYTES if any(w in name.lower() for w in ("float", "double", "half", "bfloat16"))
+)
+"""The floating-point dtypes: gradient buckets have one of them."""
 
 
 def is_comm_name(name: str) -> bool:

@@ -109,7 +109,7 @@ def fit_network(source: StepTimeline | RunTimeline | Sequence[StepTimeline], ran
     bandwidth = 1 / inv_b
     fit_b = float(np.clip(bandwidth, *BANDWIDTH_BOUNDS))
     fit_a = float(np.clip(alpha, *LATENCY_BOUNDS))
-    clamped = clamped or fit_b != bandwidth or fit_a != alpha
+    clamped = bool(clamped or fit_b != bandwidth or fit_a != alpha)
     residual = durations - ring_ms(sizes, p, fit_b, fit_a)
     return NetworkFit(fit_b, fit_a, int(p), len(sizes), float(np.sqrt(np.mean(residual**2))), clamped)
 

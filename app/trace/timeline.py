@@ -39,6 +39,7 @@ from app.trace.events import (
     ALLREDUCE_OP,
     BACKWARD_PREFIX,
     DTYPE_BYTES,
+    FLOAT_DTYPES,
     GPU_CATEGORIES,
     OPTIMIZER_STEP,
     PARAM_COMMS,
@@ -278,6 +279,13 @@ class StepReader:
             issues = [i for i in self.issues_everywhere if first_node <= i.ts < window_end]
             if issues:
                 notes.append("no all-reduce was issued from inside a backward node: took those issued during backward")
+        maps = [i for i in issues if self._integer(i)]
+        if maps:
+            issues = [i for i in issues if not self._integer(i)]
+            notes.append(
+                f"left out {len(maps)} all-reduce(s) of integers: DDP's map of used parameters "
+                "(find_unused_parameters=True), not a gradient bucket"
+            )
         if not issues:
             raise TraceError(f"no DDP all-reduce found in {step.label} (no c10d::allreduce_ during its backward)")
         thread = issues[0].thread
@@ -337,6 +345,12 @@ class StepReader:
             base_ns=base_ns,
             notes=tuple(notes),
         )
+
+    def _integer(self, issue: Event) -> bool:
+        """Whether an all-reduce reduces integers (DDP's used-parameter map), by its comms or run."""
+        run, _ = self._run(issue)
+        dtype = dtype_of(param_comms_in(issue, self._comms_near(issue))) or dtype_of(run)
+        return dtype is not None and dtype not in FLOAT_DTYPES
 
     def _run(self, issue: Event) -> tuple[Event | None, str]:
         pair = self.nccl_pairs.get(id(issue)) or self.gloo_pairs.get(id(issue))
@@ -413,4 +427,14 @@ def collectives_named(events: list[Event]) -> list[str]:
     list of str
         Names such as ``c10d::_reduce_scatter_base_``.
     """
-    return sorted({e.name for e in events if e.ph == "X" and is_comm_name(e.name) and e.name != PARAM_COMMS})
+    names = {
+        e.name
+        for e in events
+        if e.ph == "X" and is_comm_name(e.name) and e.name.startswith(("c10d::", "gloo:", "nccl:"))
+    }
+    names |= {
+        f"record_param_comms {e.args['Collective name']}"
+        for e in events
+        if e.name.startswith(PARAM_COMMS) and isinstance(e.args.get("Collective name"), str)
+    }
+    return sorted(names)
