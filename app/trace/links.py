@@ -16,7 +16,7 @@ NCCL (CUDA), in this order, the first link found wins:
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 
 from app.trace.events import DTYPE_BYTES, FLOW_CATEGORIES, GLOO_ALLREDUCE, PARAM_COMMS, Event
@@ -162,6 +162,11 @@ class NcclLinks:
                     self.flow_starts[e.thread].append(e)
                 elif e.ph == "f":
                     self.flow_ends[e.flow_id] = e
+        for lists in (self.launches, self.flow_starts):
+            for key in lists:
+                lists[key].sort(key=lambda e: e.ts)
+        self.launch_ts = {k: [e.ts for e in v] for k, v in self.launches.items()}
+        self.flow_ts = {k: [e.ts for e in v] for k, v in self.flow_starts.items()}
         self.used: set[int] = set()
         self.starts = [k.ts for k in self.kernels]
 
@@ -188,14 +193,18 @@ class NcclLinks:
             kernel = self._free(self.by_external.get(comms.args["External id"]))
             found = (kernel, "External id") if kernel else None
         if found is None:
-            for launch in self.launches.get(issue.thread, []):
+            launches = self.launches.get(issue.thread, [])
+            ts = self.launch_ts.get(issue.thread, [])
+            for launch in launches[bisect_left(ts, issue.ts) : bisect_right(ts, issue.end)]:
                 if nested(issue, launch) and "correlation" in launch.args:
                     kernel = self._free(self.by_correlation.get(launch.args["correlation"]))
                     if kernel:
                         found = (kernel, "correlation")
                         break
         if found is None:
-            for flow in self.flow_starts.get(issue.thread, []):
+            flows = self.flow_starts.get(issue.thread, [])
+            ts = self.flow_ts.get(issue.thread, [])
+            for flow in flows[bisect_left(ts, issue.ts) : bisect_right(ts, issue.end)]:
                 if issue.ts <= flow.ts <= issue.end and flow.flow_id in self.flow_ends:
                     end = self.flow_ends[flow.flow_id]
                     kernel = self._free(self.by_place.get((end.pid, end.tid, end.ts)))

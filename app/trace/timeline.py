@@ -26,7 +26,7 @@ Definitions (times in µs on the trace's clock inside, ms relative to the step's
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -215,9 +215,22 @@ class StepReader:
         else:
             self.backend = "unknown"
         self.gpu = bool(self.nccl_kernels or self.compute_kernels) and not self.gloo_runs
+        self.host_ts = [e.ts for e in self.host]
+        self.issue_op_ts = [e.ts for e in self.all_issues]
+        self.comm_ts = [e.ts for e in self.comms]
         lone = [c for c in self.comms if c.args.get("Collective name") == "allreduce"]
         lone = [c for c in lone if not any(nested(i, c) for i in self._around(c))]
         self.issues_everywhere = sorted(self.all_issues + lone, key=lambda e: e.ts)
+        self.issue_ts = [e.ts for e in self.issues_everywhere]
+        self.issues_by_thread: dict[tuple, list[Event]] = {}
+        for e in self.issues_everywhere:
+            self.issues_by_thread.setdefault(e.thread, []).append(e)
+        self.issue_ts_by_thread = {k: [e.ts for e in v] for k, v in self.issues_by_thread.items()}
+        self.gpu_optimizers = [
+            e for e in self.events if e.cat == "gpu_user_annotation" and e.name.startswith(OPTIMIZER_STEP)
+        ]
+        self.gpu_optimizer_ts = [e.ts for e in self.gpu_optimizers]
+        self.kernel_ts = [e.ts for e in self.compute_kernels]
         self.gloo_pairs = pair_gloo(self.issues_everywhere, self.gloo_runs)
         self.nccl = NcclLinks(self.events) if self.nccl_kernels else None
         self.nccl_pairs: dict[int, tuple[Event, str]] = {}
@@ -228,10 +241,14 @@ class StepReader:
                     self.nccl_pairs[id(issue)] = found
 
     def _around(self, ev: Event) -> list[Event]:
-        return [i for i in self.all_issues if i.ts <= ev.ts <= i.end and i.thread == ev.thread]
+        """The issues that began shortly before ``ev`` (those that can hold it)."""
+        k = bisect_right(self.issue_op_ts, ev.ts)
+        return [i for i in self.all_issues[max(0, k - 8) : k] if i.ts <= ev.ts <= i.end and i.thread == ev.thread]
 
     def _comms_near(self, issue: Event) -> list[Event]:
-        return [c for c in self.comms if issue.ts <= c.ts <= issue.end and c.thread == issue.thread]
+        """The ``record_param_comms`` that began within the issue on its thread."""
+        lo, hi = bisect_left(self.comm_ts, issue.ts), bisect_right(self.comm_ts, issue.end)
+        return [c for c in self.comms[lo:hi] if c.thread == issue.thread]
 
     def read(
         self, step: Step, rank: int | None, world_size: int | None, base_ns: int, strict: bool = False
@@ -260,7 +277,7 @@ class StepReader:
             If the step has no backward, no DDP all-reduce, or (strict) a collective whose run is missing.
         """
         notes: list[str] = []
-        inside = [e for e in self.host if step.start <= e.ts < step.end]
+        inside = self.host[bisect_left(self.host_ts, step.start) : bisect_left(self.host_ts, step.end)]
         nodes = [e for e in inside if e.name.startswith(BACKWARD_PREFIX)]
         if not nodes:
             raise TraceError(f"{step.label} has no backward pass (no autograd::engine::evaluate_function events)")
@@ -270,13 +287,10 @@ class StepReader:
         if host_opt is None:
             notes.append(f"{step.label} has no Optimizer.step#... after its backward: the step's end stands for it")
         nodes = [e for e in nodes if e.ts < window_end]
-        issues = [
-            i
-            for i in self.issues_everywhere
-            if first_node <= i.ts < window_end and any(nested(n, i) for n in nodes if n.thread == i.thread)
-        ]
+        during = self.issues_everywhere[bisect_left(self.issue_ts, first_node) : bisect_left(self.issue_ts, window_end)]
+        issues = [i for i in during if any(nested(n, i) for n in nodes if n.thread == i.thread)]
         if not issues:
-            issues = [i for i in self.issues_everywhere if first_node <= i.ts < window_end]
+            issues = during
             if issues:
                 notes.append("no all-reduce was issued from inside a backward node: took those issued during backward")
         maps = [i for i in issues if self._integer(i)]
@@ -376,21 +390,16 @@ class StepReader:
                 k = bisect_right(starts, launch.ts) - 1
                 return k >= 0 and launch.ts <= spans[k][1]
 
-            gpu_opt = next(
-                (
-                    e
-                    for e in self.events
-                    if e.cat == "gpu_user_annotation"
-                    and e.name.startswith(OPTIMIZER_STEP)
-                    and e.ts >= first_node
-                    and e.ts < step.end + step.duration
-                ),
-                None,
-            )
+            k = bisect_left(self.gpu_optimizer_ts, first_node)
+            gpu_opt = self.gpu_optimizers[k] if k < len(self.gpu_optimizers) else None
+            if gpu_opt is not None and gpu_opt.ts >= step.end + step.duration:
+                gpu_opt = None
             opt_start = gpu_opt.ts if gpu_opt is not None else window_end
             opt_from = "Optimizer.step (GPU annotation)" if gpu_opt is not None else "Optimizer.step (host)"
             picked = []
-            for kernel in self.compute_kernels:
+            lo = bisect_left(self.kernel_ts, first_node)
+            hi = bisect_right(self.kernel_ts, max(opt_start, step.end))
+            for kernel in self.compute_kernels[lo:hi]:
                 linked = in_backward(kernel)
                 if linked or (linked is None and first_node <= kernel.ts < opt_start):
                     picked.append((kernel.ts, kernel.end))
@@ -398,16 +407,18 @@ class StepReader:
             bwd_start = float(compute[0, 0]) if len(compute) else first_node
             return compute, bwd_start, opt_start, opt_from
         pieces = []
-        issues = [i for i in self.issues_everywhere if i.thread == thread]
-        starts = [i.ts for i in issues]
+        issues = self.issues_by_thread.get(thread, [])
+        starts = self.issue_ts_by_thread.get(thread, [])
         for node in _top_level([n for n in nodes if n.thread == thread]):
             k = bisect_right(starts, node.ts - 1e-9)
             stop = node.end
-            while k < len(issues) and issues[k].ts < node.end:
+            if k < len(issues) and issues[k].ts < node.end:
                 stop = min(stop, issues[k].ts)
-                break
-            for ev in (e for e in self.comms if e.thread == thread and node.ts <= e.ts < stop):
-                stop = min(stop, ev.ts)
+            lo, hi = bisect_left(self.comm_ts, node.ts), bisect_left(self.comm_ts, stop)
+            for ev in self.comms[lo:hi]:
+                if ev.thread == thread:
+                    stop = min(stop, ev.ts)
+                    break
             pieces.append((node.ts, stop))
         compute = intervals.union(pieces)
         opt_from = "Optimizer.step (host)" if host_opt is not None else "the step's end"
