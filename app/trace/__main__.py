@@ -1,0 +1,85 @@
+"""``python -m app.trace FILE... [--step N] [--json]``: the bucket table and figures of a trace, per rank."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from app.trace.errors import TraceError
+from app.trace.fit import fit_network, lab_settings
+from app.trace.parse import parse_trace
+from app.trace.ranks import combine_ranks
+from app.trace.reader import Limits
+from app.trace.report import run_dict, table_text
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0, or 1 with one line on stderr when a file cannot be read.
+    """
+    parser = argparse.ArgumentParser(prog="python -m app.trace", description=__doc__)
+    parser.add_argument("files", nargs="+", metavar="FILE", help="Chrome trace (.json or .json.gz), one per rank")
+    parser.add_argument("--step", type=int, default=None, help="step number (default: the last one)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    args = parser.parse_args(argv)
+    limits = Limits()
+    try:
+        traces = []
+        for name in args.files:
+            path = Path(name)
+            try:
+                size = path.stat().st_size
+                if size > limits.max_file_bytes:
+                    raise TraceError(f"the file is {size:,} bytes, over the limit of {limits.max_file_bytes:,}", name)
+                data = path.read_bytes()
+            except OSError as err:
+                raise TraceError(f"cannot read the file ({err.strerror or err})", name) from None
+            traces.append(parse_trace(data, source=name, limits=limits))
+        if len(traces) == 1:
+            run = traces[0].timeline(args.step)
+            last_ready = None
+            timelines = [run]
+        else:
+            run = combine_ranks(traces, args.step)
+            last_ready = run.last_ready_rank
+            timelines = list(run.timelines)
+        try:
+            fit = fit_network(run)
+            settings = lab_settings(run, fit)
+        except TraceError as err:
+            fit, settings, why = None, None, str(err)
+        else:
+            why = ""
+    except TraceError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps(run_dict(run, fit, settings), indent=1))
+        return 0
+    for tl in timelines:
+        print(table_text(tl, last_ready))
+        print()
+    if fit is not None:
+        print(
+            f"fit: B = {fit.bandwidth_gbps:.4g} GB/s, α = {fit.latency_us:.4g} µs from {fit.samples} collectives "
+            f"(p = {fit.ranks}, rms {fit.rms_ms:.3f} ms{', clamped' if fit.clamped else ''})"
+        )
+        print("bucket timeline lab: " + ", ".join(f"{k} = {v!r}" for k, v in settings.items()))
+    else:
+        print(f"no fit: {why}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+"""One rank's trace file: its rank, world size and backend, its steps, and the timeline of a step."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.trace.errors import TraceError
+from app.trace.events import FSDP_MARKERS, Event, compact
+from app.trace.reader import Limits, read_trace
+from app.trace.steps import Step, find_steps
+from app.trace.timeline import StepReader, StepTimeline, collectives_named
+
+FSDP_ONLY = ("FullyShardedDataParallel.", "FSDP::")
+"""Names only FSDP writes (FSDP1's module annotations, FSDP2's ``FSDP::post_backward_reduce``...)."""
+
+
+@dataclass
+class RankTrace:
+    """One rank's trace, parsed: what it says about the run, and its steps.
+
+    Parameters
+    ----------
+    source : str
+        The file's name as given (only for messages).
+    rank, world_size : int or None
+        From ``distributedInfo``, else from the caller, else None.
+    backend : str
+        From ``distributedInfo``, else guessed from the events (``gloo``, ``nccl``, ``unknown``).
+    rank_from : str
+        ``"distributedInfo"``, ``"given"`` or ``"missing"``.
+    steps : tuple of Step
+        The steps that can be read (on a truncated file: only those read in full).
+    truncated : str
+        Empty, or the sentence saying where the file ended early.
+    base_ns : int
+        ``baseTimeNanoseconds`` (0 when absent).
+    event_count : int
+        Events in the file.
+    """
+
+    source: str
+    rank: int | None
+    world_size: int | None
+    backend: str
+    rank_from: str
+    steps: tuple[Step, ...]
+    truncated: str
+    base_ns: int
+    event_count: int
+    _reader: StepReader = field(repr=False)
+
+    @property
+    def needs_rank(self) -> bool:
+        """Whether the trace lacks rank information (the UI should ask which rank it is)."""
+        return self.rank is None
+
+    def require_rank(self) -> int:
+        """The rank, or a TraceError asking for it.
+
+        Returns
+        -------
+        int
+            The rank.
+
+        Raises
+        ------
+        TraceError
+            If the trace has no ``distributedInfo`` and no rank was given.
+        """
+        if self.rank is None:
+            raise TraceError(
+                "the trace has no rank information (no distributedInfo): say which rank it is and how many ranks ran",
+                self.source,
+            )
+        return self.rank
+
+    def step_numbers(self) -> list[int]:
+        """The numbers of the steps that can be read, in time order."""
+        return [s.number for s in self.steps]
+
+    def get_step(self, number: int | None = None) -> Step:
+        """A step by number; by default the last one (after warm-up).
+
+        Parameters
+        ----------
+        number : int, optional
+            ``N`` of ``ProfilerStep#N``, or the position from 0 of a step split at the optimizer.
+
+        Returns
+        -------
+        Step
+            The step.
+
+        Raises
+        ------
+        TraceError
+            If there is no such step.
+        """
+        if number is None:
+            return self.steps[-1]
+        for s in self.steps:
+            if s.number == number:
+                return s
+        listed = ", ".join(str(n) for n in self.step_numbers())
+        raise TraceError(f"there is no step {number}; the steps are {listed}", self.source)
+
+    def timeline(self, number: int | None = None) -> StepTimeline:
+        """The bucket timeline of one step.
+
+        Parameters
+        ----------
+        number : int, optional
+            As for :meth:`get_step`.
+
+        Returns
+        -------
+        StepTimeline
+            The step's buckets, compute and figures.
+
+        Raises
+        ------
+        TraceError
+            If the step has no DDP all-reduce or cannot be read.
+        """
+        step = self.get_step(number)
+        try:
+            return self._reader.read(step, self.rank, self.world_size, self.base_ns, strict=bool(self.truncated))
+        except TraceError as err:
+            raise err.named(self.source) from None
+
+
+def _int_or_none(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def parse_trace(
+    data: bytes | bytearray | memoryview | list,
+    *,
+    source: str = "",
+    rank: int | None = None,
+    world_size: int | None = None,
+    limits: Limits | None = None,
+) -> RankTrace:
+    """Parse one rank's Chrome trace (``.json``, ``.json.gz`` or a bare event list) from memory.
+
+    Parameters
+    ----------
+    data : bytes-like or list
+        The file's bytes, or an already decoded list of events.
+    source : str, optional
+        The file's name, for messages; never opened.
+    rank, world_size : int, optional
+        Used when the trace has no ``distributedInfo`` (which wins when present).
+    limits : Limits, optional
+        Size and time limits; :class:`Limits` ``()`` by default.
+
+    Returns
+    -------
+    RankTrace
+        The parsed trace; at least one step of it has a DDP all-reduce.
+
+    Raises
+    ------
+    TraceError
+        For every bad input: not JSON, truncated with nothing usable, over a limit, no step, no DDP
+        all-reduce, FSDP, missing arguments.
+    """
+    try:
+        return _parse(data, source, rank, world_size, limits or Limits())
+    except TraceError as err:
+        raise err.named(source) from None
+    except RecursionError:
+        raise TraceError("the file nests JSON too deeply to be a trace", source) from None
+
+
+def _parse(data, source: str, rank: int | None, world_size: int | None, limits: Limits) -> RankTrace:
+    if isinstance(data, list):
+        events: list[Event] = [e for e in (compact(raw, k) for k, raw in enumerate(data)) if e is not None]
+        meta, truncated, count = {}, "", len(data)
+    elif isinstance(data, bytes | bytearray | memoryview):
+        raw = read_trace(data, limits)
+        events, meta, truncated, count = raw.events, raw.meta, raw.truncated, raw.event_count
+    else:
+        raise TraceError("give the trace as the file's bytes or as a list of events")
+    info = meta.get("distributedInfo")
+    info = info if isinstance(info, dict) else {}
+    if _int_or_none(info.get("rank")) is not None:
+        rank, rank_from = info["rank"], "distributedInfo"
+    else:
+        rank_from = "given" if rank is not None else "missing"
+    world_size = _int_or_none(info.get("world_size")) or world_size
+    backend = info.get("backend") if isinstance(info.get("backend"), str) else None
+    base = meta.get("baseTimeNanoseconds")
+    base_ns = base if isinstance(base, int) and not isinstance(base, bool) else 0
+    if not events and truncated:
+        raise TraceError(truncated + ", before any event the analysis needs")
+    names = {e.name for e in events}
+    fsdp_only = any(marker in name for name in names for marker in FSDP_ONLY)
+    sharded = any(marker in name for name in names for marker in FSDP_MARKERS)
+    reader = StepReader(events, backend)
+    steps = find_steps(events)
+    if fsdp_only or (sharded and not reader.issues_everywhere):
+        listed = ", ".join(collectives_named(events)) or "none named"
+        raise TraceError(
+            "this is an FSDP trace (it shards parameters and reduce-scatters gradients), so DDP's bucket model "
+            f"does not apply; its collectives are {listed}"
+        )
+    if not steps:
+        what = (
+            truncated + ", before any complete step"
+            if truncated
+            else "no training step found (no ProfilerStep#N and no Optimizer.step#...)"
+        )
+        raise TraceError(what)
+    usable, first_error = [], None
+    for step in steps:
+        try:
+            reader.read(step, rank, world_size, base_ns, strict=bool(truncated))
+            usable.append(step)
+        except TraceError as err:
+            first_error = first_error or err
+    if not usable:
+        if truncated:
+            raise TraceError(truncated + ", before any complete step with a DDP all-reduce")
+        if not reader.issues_everywhere:
+            raise TraceError("no DDP all-reduce found (no c10d::allreduce_ in the trace: is the model wrapped in DDP?)")
+        raise first_error
+    return RankTrace(
+        source, rank, world_size, reader.backend, rank_from, tuple(usable), truncated, base_ns, count, reader
+    )

@@ -1,0 +1,95 @@
+"""Several ranks' traces of one step, checked to come from one run, and who was last ready for each bucket."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.trace.errors import TraceError
+from app.trace.parse import RankTrace
+from app.trace.timeline import StepTimeline
+
+PLAUSIBLE_GAP_S = 60.0
+"""Ranks' steps further apart than this (after the step's own length) are not one step of one run."""
+
+
+@dataclass(frozen=True)
+class RunTimeline:
+    """One step on every rank loaded.
+
+    Parameters
+    ----------
+    timelines : tuple of StepTimeline
+        One per rank, by rank.
+    world_size : int
+        p.
+    last_ready_rank : tuple of int
+        For each bucket, the rank whose gradients were ready last (the one that set its start).
+    """
+
+    timelines: tuple[StepTimeline, ...]
+    world_size: int
+    last_ready_rank: tuple[int, ...]
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        """The ranks loaded."""
+        return tuple(t.rank for t in self.timelines)
+
+
+def combine_ranks(traces: list[RankTrace], step: int | None = None) -> RunTimeline:
+    """Check that rank files come from one run and read the same step on each.
+
+    Parameters
+    ----------
+    traces : list of RankTrace
+        One per rank (any order).
+    step : int, optional
+        The step's number; by default the last step every file has.
+
+    Returns
+    -------
+    RunTimeline
+        The step on every rank, by rank.
+
+    Raises
+    ------
+    TraceError
+        If a file has no rank, the world sizes or backends differ, a rank appears twice, the step is
+        not in every file, the steps do not overlap in time, or the bucket layouts differ.
+    """
+    if not traces:
+        raise TraceError("no trace was given")
+    for t in traces:
+        t.require_rank()
+    sizes = {t.world_size for t in traces}
+    if len(sizes) > 1:
+        raise TraceError(f"these ranks come from different runs: their world sizes differ ({sorted(map(str, sizes))})")
+    ranks = [t.rank for t in traces]
+    if len(set(ranks)) < len(ranks):
+        twice = sorted({r for r in ranks if ranks.count(r) > 1})
+        raise TraceError(f"rank {twice[0]} is loaded twice: load one file per rank")
+    world = sizes.pop()
+    if world is not None and any(r >= world for r in ranks):
+        raise TraceError(f"rank {max(ranks)} cannot be in a run of {world} ranks")
+    backends = {t.backend for t in traces}
+    if len(backends) > 1:
+        raise TraceError(f"these ranks come from different runs: their backends differ ({', '.join(sorted(backends))})")
+    common = set(traces[0].step_numbers()).intersection(*(t.step_numbers() for t in traces[1:]))
+    if not common:
+        raise TraceError("these ranks come from different runs: no step number is in every file")
+    number = max(common) if step is None else step
+    if number not in common:
+        raise TraceError(f"step {number} is not in every file; the steps in all of them are {sorted(common)}")
+    timelines = sorted((t.timeline(number) for t in traces), key=lambda tl: tl.rank)
+    starts = [tl.absolute_us(tl.step.start) for tl in timelines]
+    ends = [tl.absolute_us(tl.step.end) for tl in timelines]
+    if max(starts) - min(ends) > PLAUSIBLE_GAP_S * 1e6:
+        raise TraceError("these ranks come from different runs: their steps are not at the same time")
+    layouts = {tuple(b.numel for b in tl.buckets) for tl in timelines}
+    if len(layouts) > 1:
+        raise TraceError("these ranks come from different runs: their steps have different buckets")
+    last = []
+    for k in range(len(timelines[0].buckets)):
+        ready = [tl.absolute_us(tl.buckets[k].ready) for tl in timelines]
+        last.append(timelines[ready.index(max(ready))].rank)
+    return RunTimeline(tuple(timelines), world if world is not None else len(timelines), tuple(last))

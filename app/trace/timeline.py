@@ -1,0 +1,451 @@
+"""One rank's step read as the bucket timeline: backward compute, each bucket's four times, the optimizer.
+
+Definitions (times in µs on the trace's clock inside, ms relative to the step's start outside):
+
+- **Issue**: a ``c10d::allreduce_`` nested in a backward node (DDP issues a bucket from the hook of
+  its last gradient's ``AccumulateGrad``). Fallbacks, in order: any ``c10d::allreduce_`` between
+  the first backward node and the optimizer; a ``record_param_comms`` with ``Collective name``
+  ``allreduce`` there.
+- **Ready**: the end of the last ``torch::autograd::AccumulateGrad`` (the accumulation itself) on
+  the issuing thread that ended before the issue. Fallbacks: the end of the last backward
+  ``AccumulateGrad`` node that ended before it; the issue itself.
+- **Start, end**: the collective as it ran (see :mod:`app.trace.links`). Fallback when no run is
+  found: the issue's own span, said in the bucket's ``link``.
+- **Bytes**: ``In msg nelems`` or the first input's shape, times the dtype's size.
+- **Gradients**: the shapes of the accumulations since the previous issue, when their elements add
+  up to the bucket's (otherwise the trace does not say which gradients a bucket holds).
+- **Backward compute**: on a GPU trace, the non-NCCL kernels launched from inside a backward node
+  (by ``correlation``; fallback: every non-NCCL kernel between backward's start and the optimizer);
+  on a CPU trace, each top-level backward node on the autograd thread, cut at the first collective
+  issued inside it (on gloo the autograd thread can wait there until the all-reduce has run).
+- **Optimizer start**: the ``Optimizer.step#...`` GPU annotation on a GPU trace, else the host's.
+- **Tail** = last all-reduce end − end of backward compute. **Exposed communication** = time in
+  the union of the all-reduces, clipped to [backward start, optimizer start], not covered by the
+  union of backward compute. **Step time**: the step's span.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from app.trace import intervals
+from app.trace.errors import TraceError
+from app.trace.events import (
+    ACCUMULATE_INNER,
+    ACCUMULATE_OUTER,
+    ALLREDUCE_OP,
+    BACKWARD_PREFIX,
+    DTYPE_BYTES,
+    FLOAT_DTYPES,
+    GPU_CATEGORIES,
+    OPTIMIZER_STEP,
+    PARAM_COMMS,
+    Event,
+    is_comm_name,
+)
+from app.trace.links import NCCL_ANY, NcclLinks, dtype_of, first_dims, nested, numel_of, pair_gloo, param_comms_in
+from app.trace.steps import Step
+
+
+@dataclass(frozen=True)
+class BucketRun:
+    """One bucket's all-reduce in one step on one rank; times in µs on the trace's clock.
+
+    Parameters
+    ----------
+    index : int
+        Position in issue order (bucket 0 is reduced first).
+    numel : int or None
+        Elements reduced, where the trace says.
+    dtype : str or None
+        Element type, where the trace says.
+    nbytes : int or None
+        ``numel`` × the dtype's size.
+    gradients : tuple of tuple of int, or None
+        Shapes of the gradients it holds, in ready order, where the trace says.
+    ready, issue, start, end : float
+        Last gradient written; all-reduce issued; collective started and ended.
+    ready_from : str
+        Which event gave ``ready``.
+    link : str
+        How the run was paired with the issue.
+    """
+
+    index: int
+    numel: int | None
+    dtype: str | None
+    nbytes: int | None
+    gradients: tuple[tuple[int, ...], ...] | None
+    ready: float
+    issue: float
+    start: float
+    end: float
+    ready_from: str
+    link: str
+
+    @property
+    def duration_ms(self) -> float:
+        """How long the collective ran, in ms."""
+        return (self.end - self.start) / 1e3
+
+
+@dataclass(frozen=True)
+class StepTimeline:
+    """One rank's step: buckets, compute and the figures.
+
+    Parameters
+    ----------
+    step : Step
+        The step.
+    rank, world_size : int or None
+        From ``distributedInfo`` or the caller.
+    backend : str
+        ``"gloo"``, ``"nccl"`` or what ``distributedInfo`` says.
+    backward_start, backward_end, optimizer_start : float
+        µs on the trace's clock.
+    optimizer_from : str
+        Which event gave ``optimizer_start``.
+    compute : numpy.ndarray
+        Backward compute intervals (µs), disjoint and sorted.
+    buckets : tuple of BucketRun
+        In issue order.
+    base_ns : int
+        ``baseTimeNanoseconds`` (0 if absent): ``ts × 1000 + base_ns`` is the host's epoch clock.
+    notes : tuple of str
+        Fallbacks taken and anything else worth saying.
+    """
+
+    step: Step
+    rank: int | None
+    world_size: int | None
+    backend: str
+    backward_start: float
+    backward_end: float
+    optimizer_start: float
+    optimizer_from: str
+    compute: np.ndarray
+    buckets: tuple[BucketRun, ...]
+    base_ns: int = 0
+    notes: tuple[str, ...] = field(default=())
+
+    def ms(self, ts: float) -> float:
+        """A time on the trace's clock (µs) as ms from the step's start."""
+        return (ts - self.step.start) / 1e3
+
+    def absolute_us(self, ts: float) -> float:
+        """A time on the trace's clock as µs since the epoch (comparable across ranks)."""
+        return ts + self.base_ns / 1e3
+
+    @property
+    def communication(self) -> np.ndarray:
+        """The all-reduces as they ran, ``(n, 2)`` µs."""
+        return intervals.as_array([(b.start, b.end) for b in self.buckets])
+
+    @property
+    def tail_ms(self) -> float:
+        """Last all-reduce end minus the end of backward compute, in ms."""
+        return (max(b.end for b in self.buckets) - self.backward_end) / 1e3
+
+    @property
+    def exposed_ms(self) -> float:
+        """Communication not covered by backward compute between backward start and optimizer start, ms."""
+        comm = intervals.clip(self.communication, self.backward_start, self.optimizer_start)
+        return intervals.uncovered(comm, self.compute) / 1e3
+
+    @property
+    def step_ms(self) -> float:
+        """The step's length in ms."""
+        return self.step.duration / 1e3
+
+    @property
+    def compute_ms(self) -> float:
+        """Total backward compute in ms."""
+        return intervals.measure(self.compute) / 1e3
+
+
+def _host(ev: Event) -> bool:
+    return ev.ph == "X" and ev.cat not in GPU_CATEGORIES and ev.cat not in ("cuda_runtime", "cuda_driver")
+
+
+def _top_level(nodes: list[Event]) -> list[Event]:
+    """Backward nodes not nested in another one on the same thread."""
+    out, reach = [], {}
+    for node in sorted(nodes, key=lambda e: (e.ts, -e.dur)):
+        if node.ts < reach.get(node.thread, float("-inf")):
+            continue
+        out.append(node)
+        reach[node.thread] = node.end
+    return out
+
+
+class StepReader:
+    """Reads steps of one trace; built once per trace, it indexes the events the steps share.
+
+    Parameters
+    ----------
+    events : list of Event
+        The kept events.
+    backend : str or None
+        From ``distributedInfo``, if any.
+    """
+
+    def __init__(self, events: list[Event], backend: str | None) -> None:
+        self.events = sorted(events, key=lambda e: (e.ts, e.order))
+        self.host = [e for e in self.events if _host(e)]
+        self.all_issues = [e for e in self.host if e.name == ALLREDUCE_OP]
+        self.comms = [e for e in self.host if e.name.startswith(PARAM_COMMS)]
+        self.gloo_runs = [e for e in self.events if e.ph == "X" and e.name == "gloo:all_reduce"]
+        self.nccl_kernels = [e for e in self.events if e.ph == "X" and e.cat == "kernel" and NCCL_ANY.match(e.name)]
+        self.compute_kernels = [
+            e for e in self.events if e.ph == "X" and e.cat == "kernel" and not NCCL_ANY.match(e.name)
+        ]
+        self.launch_of = {}
+        for e in self.events:
+            if e.ph == "X" and e.cat in ("cuda_runtime", "cuda_driver") and "correlation" in e.args:
+                self.launch_of[e.args["correlation"]] = e
+        if backend:
+            self.backend = backend
+        elif self.nccl_kernels:
+            self.backend = "nccl"
+        elif self.gloo_runs:
+            self.backend = "gloo"
+        else:
+            self.backend = "unknown"
+        self.gpu = bool(self.nccl_kernels or self.compute_kernels) and not self.gloo_runs
+        self.host_ts = [e.ts for e in self.host]
+        self.issue_op_ts = [e.ts for e in self.all_issues]
+        self.comm_ts = [e.ts for e in self.comms]
+        lone = [c for c in self.comms if c.args.get("Collective name") == "allreduce"]
+        lone = [c for c in lone if not any(nested(i, c) for i in self._around(c))]
+        self.issues_everywhere = sorted(self.all_issues + lone, key=lambda e: e.ts)
+        self.issue_ts = [e.ts for e in self.issues_everywhere]
+        self.issues_by_thread: dict[tuple, list[Event]] = {}
+        for e in self.issues_everywhere:
+            self.issues_by_thread.setdefault(e.thread, []).append(e)
+        self.issue_ts_by_thread = {k: [e.ts for e in v] for k, v in self.issues_by_thread.items()}
+        self.gpu_optimizers = [
+            e for e in self.events if e.cat == "gpu_user_annotation" and e.name.startswith(OPTIMIZER_STEP)
+        ]
+        self.gpu_optimizer_ts = [e.ts for e in self.gpu_optimizers]
+        self.kernel_ts = [e.ts for e in self.compute_kernels]
+        self.gloo_pairs = pair_gloo(self.issues_everywhere, self.gloo_runs)
+        self.nccl = NcclLinks(self.events) if self.nccl_kernels else None
+        self.nccl_pairs: dict[int, tuple[Event, str]] = {}
+        if self.nccl is not None:
+            for issue in self.issues_everywhere:
+                found = self.nccl.find(issue, param_comms_in(issue, self._comms_near(issue)))
+                if found is not None:
+                    self.nccl_pairs[id(issue)] = found
+
+    def _around(self, ev: Event) -> list[Event]:
+        """The issues that began shortly before ``ev`` (those that can hold it)."""
+        k = bisect_right(self.issue_op_ts, ev.ts)
+        return [i for i in self.all_issues[max(0, k - 8) : k] if i.ts <= ev.ts <= i.end and i.thread == ev.thread]
+
+    def _comms_near(self, issue: Event) -> list[Event]:
+        """The ``record_param_comms`` that began within the issue on its thread."""
+        lo, hi = bisect_left(self.comm_ts, issue.ts), bisect_right(self.comm_ts, issue.end)
+        return [c for c in self.comms[lo:hi] if c.thread == issue.thread]
+
+    def read(
+        self, step: Step, rank: int | None, world_size: int | None, base_ns: int, strict: bool = False
+    ) -> StepTimeline:
+        """The timeline of one step.
+
+        Parameters
+        ----------
+        step : Step
+            The step.
+        rank, world_size : int or None
+            Carried into the result.
+        base_ns : int
+            ``baseTimeNanoseconds``.
+        strict : bool
+            Refuse fallbacks for the collective's run (used on truncated files).
+
+        Returns
+        -------
+        StepTimeline
+            The step read.
+
+        Raises
+        ------
+        TraceError
+            If the step has no backward, no DDP all-reduce, or (strict) a collective whose run is missing.
+        """
+        notes: list[str] = []
+        inside = self.host[bisect_left(self.host_ts, step.start) : bisect_left(self.host_ts, step.end)]
+        nodes = [e for e in inside if e.name.startswith(BACKWARD_PREFIX)]
+        if not nodes:
+            raise TraceError(f"{step.label} has no backward pass (no autograd::engine::evaluate_function events)")
+        first_node = min(e.ts for e in nodes)
+        host_opt = next((e for e in inside if e.name.startswith(OPTIMIZER_STEP) and e.ts >= first_node), None)
+        window_end = host_opt.ts if host_opt is not None else step.end
+        if host_opt is None:
+            notes.append(f"{step.label} has no Optimizer.step#... after its backward: the step's end stands for it")
+        nodes = [e for e in nodes if e.ts < window_end]
+        during = self.issues_everywhere[bisect_left(self.issue_ts, first_node) : bisect_left(self.issue_ts, window_end)]
+        issues = [i for i in during if any(nested(n, i) for n in nodes if n.thread == i.thread)]
+        if not issues:
+            issues = during
+            if issues:
+                notes.append("no all-reduce was issued from inside a backward node: took those issued during backward")
+        maps = [i for i in issues if self._integer(i)]
+        if maps:
+            issues = [i for i in issues if not self._integer(i)]
+            notes.append(
+                f"left out {len(maps)} all-reduce(s) of integers: DDP's map of used parameters "
+                "(find_unused_parameters=True), not a gradient bucket"
+            )
+        if not issues:
+            raise TraceError(f"no DDP all-reduce found in {step.label} (no c10d::allreduce_ during its backward)")
+        thread = issues[0].thread
+        accum = sorted((e for e in inside if e.name == ACCUMULATE_INNER and e.thread == thread), key=lambda e: e.end)
+        outer = sorted((e for e in nodes if e.name == ACCUMULATE_OUTER and e.thread == thread), key=lambda e: e.end)
+        accum_ends = [e.end for e in accum]
+        outer_ends = [e.end for e in outer]
+        buckets: list[BucketRun] = []
+        previous_issue = first_node
+        for index, issue in enumerate(issues):
+            comms = param_comms_in(issue, self._comms_near(issue))
+            k = bisect_right(accum_ends, issue.ts)
+            if k:
+                ready, ready_from = accum[k - 1].end, ACCUMULATE_INNER
+            elif (j := bisect_right(outer_ends, issue.ts)) > 0:
+                ready, ready_from = outer[j - 1].end, ACCUMULATE_OUTER
+            else:
+                ready, ready_from = issue.ts, "the issue (no AccumulateGrad before it)"
+            run, link = self._run(issue)
+            if run is None:
+                if strict:
+                    raise TraceError(f"the run of {step.label}'s all-reduce {index} is missing from the file")
+                start, end = issue.ts, issue.end
+                link = "none found: the issue's own span"
+                notes.append(f"bucket {index}: no collective run found, so its issue's span stands for it")
+            else:
+                start, end = run.ts, run.end
+            numel = numel_of(comms) or numel_of(issue) or numel_of(run)
+            grads = [a for a in accum if previous_issue < a.end <= issue.ts]
+            shapes = [tuple(d) for d in (first_dims(a) for a in grads) if d is not None]
+            dtype = dtype_of(comms) or dtype_of(run) or (dtype_of(grads[0]) if grads else None)
+            gradients = None
+            if len(shapes) == len(grads) and shapes:
+                total = sum(int(np.prod(s)) for s in shapes)
+                if numel is None or total == numel:
+                    gradients = tuple(shapes)
+                    numel = total if numel is None else numel
+            nbytes = numel * DTYPE_BYTES[dtype] if numel is not None and dtype is not None else None
+            buckets.append(
+                BucketRun(index, numel, dtype, nbytes, gradients, ready, issue.ts, start, end, ready_from, link)
+            )
+            previous_issue = issue.ts
+        compute, bwd_start, opt_start, opt_from = self._compute(nodes, thread, first_node, host_opt, window_end, step)
+        if len(compute) == 0:
+            raise TraceError(f"{step.label} has no backward compute to measure")
+        return StepTimeline(
+            step=step,
+            rank=rank,
+            world_size=world_size,
+            backend=self.backend,
+            backward_start=bwd_start,
+            backward_end=float(compute[-1, 1]),
+            optimizer_start=opt_start,
+            optimizer_from=opt_from,
+            compute=compute,
+            buckets=tuple(buckets),
+            base_ns=base_ns,
+            notes=tuple(notes),
+        )
+
+    def _integer(self, issue: Event) -> bool:
+        """Whether an all-reduce reduces integers (DDP's used-parameter map), by its comms or run."""
+        run, _ = self._run(issue)
+        dtype = dtype_of(param_comms_in(issue, self._comms_near(issue))) or dtype_of(run)
+        return dtype is not None and dtype not in FLOAT_DTYPES
+
+    def _run(self, issue: Event) -> tuple[Event | None, str]:
+        pair = self.nccl_pairs.get(id(issue)) or self.gloo_pairs.get(id(issue))
+        return pair if pair is not None else (None, "")
+
+    def _compute(
+        self,
+        nodes: list[Event],
+        thread: tuple,
+        first_node: float,
+        host_opt: Event | None,
+        window_end: float,
+        step: Step,
+    ) -> tuple[np.ndarray, float, float, str]:
+        if self.gpu and self.compute_kernels:
+            spans = sorted((n.ts, n.end) for n in _top_level(nodes))
+            starts = [s for s, _ in spans]
+
+            def in_backward(kernel: Event) -> bool:
+                launch = self.launch_of.get(kernel.args.get("correlation"))
+                if launch is None:
+                    return None
+                k = bisect_right(starts, launch.ts) - 1
+                return k >= 0 and launch.ts <= spans[k][1]
+
+            k = bisect_left(self.gpu_optimizer_ts, first_node)
+            gpu_opt = self.gpu_optimizers[k] if k < len(self.gpu_optimizers) else None
+            if gpu_opt is not None and gpu_opt.ts >= step.end + step.duration:
+                gpu_opt = None
+            opt_start = gpu_opt.ts if gpu_opt is not None else window_end
+            opt_from = "Optimizer.step (GPU annotation)" if gpu_opt is not None else "Optimizer.step (host)"
+            picked = []
+            lo = bisect_left(self.kernel_ts, first_node)
+            hi = bisect_right(self.kernel_ts, max(opt_start, step.end))
+            for kernel in self.compute_kernels[lo:hi]:
+                linked = in_backward(kernel)
+                if linked or (linked is None and first_node <= kernel.ts < opt_start):
+                    picked.append((kernel.ts, kernel.end))
+            compute = intervals.union(picked)
+            bwd_start = float(compute[0, 0]) if len(compute) else first_node
+            return compute, bwd_start, opt_start, opt_from
+        pieces = []
+        issues = self.issues_by_thread.get(thread, [])
+        starts = self.issue_ts_by_thread.get(thread, [])
+        for node in _top_level([n for n in nodes if n.thread == thread]):
+            k = bisect_right(starts, node.ts - 1e-9)
+            stop = node.end
+            if k < len(issues) and issues[k].ts < node.end:
+                stop = min(stop, issues[k].ts)
+            lo, hi = bisect_left(self.comm_ts, node.ts), bisect_left(self.comm_ts, stop)
+            for ev in self.comms[lo:hi]:
+                if ev.thread == thread:
+                    stop = min(stop, ev.ts)
+                    break
+            pieces.append((node.ts, stop))
+        compute = intervals.union(pieces)
+        opt_from = "Optimizer.step (host)" if host_opt is not None else "the step's end"
+        return compute, first_node, window_end, opt_from
+
+
+def collectives_named(events: list[Event]) -> list[str]:
+    """The distinct collective names in a trace (c10d ops, gloo and NCCL ranges), sorted.
+
+    Parameters
+    ----------
+    events : list of Event
+        The kept events.
+
+    Returns
+    -------
+    list of str
+        Names such as ``c10d::_reduce_scatter_base_``.
+    """
+    names = {
+        e.name
+        for e in events
+        if e.ph == "X" and is_comm_name(e.name) and e.name.startswith(("c10d::", "gloo:", "nccl:"))
+    }
+    names |= {
+        f"record_param_comms {e.args['Collective name']}"
+        for e in events
+        if e.name.startswith(PARAM_COMMS) and isinstance(e.args.get("Collective name"), str)
+    }
+    return sorted(names)
