@@ -284,6 +284,8 @@ class StepReader:
         first_node = min(e.ts for e in nodes)
         host_opt = next((e for e in inside if e.name.startswith(OPTIMIZER_STEP) and e.ts >= first_node), None)
         window_end = host_opt.ts if host_opt is not None else step.end
+        if host_opt is None and strict:
+            raise TraceError(f"the file is cut before {step.label}'s optimizer step")
         if host_opt is None:
             notes.append(f"{step.label} has no Optimizer.step#... after its backward: the step's end stands for it")
         nodes = [e for e in nodes if e.ts < window_end]
@@ -319,6 +321,8 @@ class StepReader:
             else:
                 ready, ready_from = issue.ts, "the issue (no AccumulateGrad before it)"
             run, link = self._run(issue)
+            if run is not None and run.ts >= step.end:
+                run = None  # paired with a later step's run: this one's is missing
             if run is None:
                 if strict:
                     raise TraceError(f"the run of {step.label}'s all-reduce {index} is missing from the file")
