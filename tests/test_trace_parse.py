@@ -462,3 +462,9 @@ def test_cli_bad_file_one_line(tmp_path):
         done = subprocess.run([sys.executable, "-m", "app.trace", *args], capture_output=True, text=True, timeout=60)
         assert done.returncode == 1 and done.stdout == ""
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr and done.stderr.startswith("error: ")
+
+
+def test_the_parser_imports_no_panel_bokeh_or_param():
+    code = "import sys, app.trace; print(sorted(m for m in ('panel', 'bokeh', 'param', 'ijson') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"
