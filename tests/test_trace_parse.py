@@ -217,6 +217,19 @@ def test_synthetic_nccl_figures_by_construction(links, how):
     assert tl.step_ms == pytest.approx(e["step_ms"])
 
 
+def test_synthetic_nccl_lab_settings_use_device_time():
+    """Synthetic: compute 1.0-1.8 and 2.0-2.6 ms, all-reduces start at 1.5, 2.3, 2.9 ms."""
+    from labs.timeline.model import TimelineModel
+
+    tl = parse_trace(synth.encode(synth.nccl_trace(0))).timeline()
+    chosen = lab_settings(tl)
+    sizes = [float(pair.split(":")[0]) for pair in chosen["layers"].split(",")]
+    times = [float(pair.split(":")[1]) for pair in chosen["layers"].split(",")]
+    assert times == pytest.approx([0.3, 0.6, 0.5])  # forward order: the last bucket first
+    assert sizes == pytest.approx([12e6 / 2**20, 8e6 / 2**20, 4e6 / 2**20], rel=1e-9)
+    assert TimelineModel(**chosen).bucket_bytes.tolist() == synth.NCCL_EXPECTED["bytes"]
+
+
 def test_committed_synthetic_fixtures_are_the_generators():
     for name, trace in [("synthetic_nccl_rank0", synth.nccl_trace(0)), ("synthetic_fsdp", synth.fsdp_trace())]:
         assert gzip.decompress((FIXTURES / f"{name}.json.gz").read_bytes()) == synth.encode(trace)
@@ -449,3 +462,9 @@ def test_cli_bad_file_one_line(tmp_path):
         done = subprocess.run([sys.executable, "-m", "app.trace", *args], capture_output=True, text=True, timeout=60)
         assert done.returncode == 1 and done.stdout == ""
         assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr and done.stderr.startswith("error: ")
+
+
+def test_the_parser_imports_no_panel_bokeh_or_param():
+    code = "import sys, app.trace; print(sorted(m for m in ('panel', 'bokeh', 'param', 'ijson') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "[]"

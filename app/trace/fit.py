@@ -124,7 +124,9 @@ def lab_settings(source: StepTimeline | RunTimeline, fit: NetworkFit | None = No
     The lab takes layers, not buckets, and the trace does not time each layer's backward, so each
     bucket becomes one pseudo-layer: its size is the bucket's MiB, its backward time the measured
     backward compute between the readiness of the bucket before it and its own (for bucket 0, from
-    the start of backward). Compute after the last bucket is ready is left out (the lab's backward
+    the start of backward). On a GPU trace a bucket counts as ready on the device when its
+    all-reduce kernel starts or when backward compute ends, whichever comes first (the host's
+    ready time runs ahead of the GPU). Compute after the last bucket is ready is left out (the lab's backward
     ends when the first layer's gradient is ready). Pseudo-layers are written in forward order (the
     last bucket first), and both caps are the smallest pseudo-layer's size so that every
     pseudo-layer fills a bucket of its own (the lab closes a bucket once it holds at least the
@@ -163,7 +165,10 @@ def lab_settings(source: StepTimeline | RunTimeline, fit: NetworkFit | None = No
     pairs = []
     previous = timeline.backward_start
     for bucket in timeline.buckets:
-        ready = max(bucket.ready, previous)
+        # ready and issue are host times; on a GPU the gradient is ready on the device by the time
+        # the all-reduce kernel starts (NCCL waits for the compute stream), or when backward ends
+        ready = min(bucket.start, timeline.backward_end) if timeline.on_gpu else bucket.ready
+        ready = max(ready, previous)
         ms = intervals.measure(intervals.clip(timeline.compute, previous, ready)) / 1e3
         pairs.append((_size_text(max(bucket.nbytes, 1) / MIB), round(ms, 6)))
         previous = ready

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 from app.trace.errors import TraceError
@@ -174,6 +175,7 @@ def parse_trace(
 
 
 def _parse(data, source: str, rank: int | None, world_size: int | None, limits: Limits) -> RankTrace:
+    deadline = time.monotonic() + limits.time_limit_s  # one limit for reading the file and its steps
     if isinstance(data, list):
         events: list[Event] = [e for e in (compact(raw, k) for k, raw in enumerate(data)) if e is not None]
         meta, truncated, count = {}, "", len(data)
@@ -214,6 +216,8 @@ def _parse(data, source: str, rank: int | None, world_size: int | None, limits: 
         raise TraceError(what)
     usable, first_error = [], None
     for step in steps:
+        if time.monotonic() > deadline:
+            raise TraceError(f"reading the steps took longer than the limit of {limits.time_limit_s:g} s")
         try:
             reader.read(step, rank, world_size, base_ns, strict=bool(truncated))
             usable.append(step)

@@ -164,8 +164,10 @@ class _Text:
 
     decoder = json.JSONDecoder()
 
-    def __init__(self, pieces: Iterator[str]) -> None:
+    def __init__(self, pieces: Iterator[str], deadline: float = float("inf"), limit_s: float = 0.0) -> None:
         self.pieces = pieces
+        self.deadline = deadline
+        self.limit_s = limit_s
         self.buf = ""
         self.pos = 0
         self.eof = False
@@ -173,6 +175,8 @@ class _Text:
     def more(self) -> bool:
         if self.eof:
             return False
+        if time.monotonic() > self.deadline:
+            raise TraceError(f"reading the trace took longer than the limit of {self.limit_s:g} s")
         piece = next(self.pieces, None)
         if piece is None:
             self.eof = True
@@ -254,9 +258,9 @@ def read_trace(
     """
     limits = limits or Limits()
     source = _Source(data, limits)
-    text = _Text(source.pieces())
-    out = RawTrace()
     deadline = time.monotonic() + limits.time_limit_s
+    text = _Text(source.pieces(), deadline, limits.time_limit_s)
+    out = RawTrace()
     first = text.peek()
     if not first:
         raise TraceError("the file is empty" if source.expanded == 0 else "the file holds only white space")

@@ -19,6 +19,11 @@ Definitions (times in µs on the trace's clock inside, ms relative to the step's
   on a CPU trace, each top-level backward node on the autograd thread, cut at the first collective
   issued inside it (on gloo the autograd thread can wait there until the all-reduce has run).
 - **Optimizer start**: the ``Optimizer.step#...`` GPU annotation on a GPU trace, else the host's.
+- A run paired with an issue must start before the step ends (on a GPU, before one more step's
+  length): otherwise it is a later step's and this issue's run is missing.
+- An all-reduce of integers is DDP's map of used parameters (``find_unused_parameters=True``, an
+  int32 tensor with one element per parameter, seen in torch 2.13 traces) and is left out; on
+  PrivateUse1 devices DDP makes that map float, and it would then be counted as a bucket.
 - **Tail** = last all-reduce end − end of backward compute. **Exposed communication** = time in
   the union of the all-reduces, clipped to [backward start, optimizer start], not covered by the
   union of backward compute. **Step time**: the step's span.
@@ -116,6 +121,9 @@ class StepTimeline:
         ``baseTimeNanoseconds`` (0 if absent): ``ts × 1000 + base_ns`` is the host's epoch clock.
     notes : tuple of str
         Fallbacks taken and anything else worth saying.
+    on_gpu : bool
+        Whether compute and communication were measured on GPU streams (ready and issue are
+        host times either way).
     """
 
     step: Step
@@ -130,6 +138,7 @@ class StepTimeline:
     buckets: tuple[BucketRun, ...]
     base_ns: int = 0
     notes: tuple[str, ...] = field(default=())
+    on_gpu: bool = False
 
     def ms(self, ts: float) -> float:
         """A time on the trace's clock (µs) as ms from the step's start."""
@@ -284,6 +293,8 @@ class StepReader:
         first_node = min(e.ts for e in nodes)
         host_opt = next((e for e in inside if e.name.startswith(OPTIMIZER_STEP) and e.ts >= first_node), None)
         window_end = host_opt.ts if host_opt is not None else step.end
+        if host_opt is None and strict:
+            raise TraceError(f"the file is cut before {step.label}'s optimizer step")
         if host_opt is None:
             notes.append(f"{step.label} has no Optimizer.step#... after its backward: the step's end stands for it")
         nodes = [e for e in nodes if e.ts < window_end]
@@ -319,6 +330,8 @@ class StepReader:
             else:
                 ready, ready_from = issue.ts, "the issue (no AccumulateGrad before it)"
             run, link = self._run(issue)
+            if run is not None and run.ts >= step.end + (step.duration if self.gpu else 0.0):
+                run = None  # paired with a later step's run: this one's is missing (a GPU may lag a step)
             if run is None:
                 if strict:
                     raise TraceError(f"the run of {step.label}'s all-reduce {index} is missing from the file")
@@ -358,6 +371,7 @@ class StepReader:
             buckets=tuple(buckets),
             base_ns=base_ns,
             notes=tuple(notes),
+            on_gpu=bool(self.gpu and self.compute_kernels),
         )
 
     def _integer(self, issue: Event) -> bool:
