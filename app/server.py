@@ -15,7 +15,7 @@ from tornado.websocket import WebSocketClosedError
 from app.content import SpecError
 from app.health import HealthHandler
 from app.library import lessons
-from app.pages import index, lesson
+from app.pages import index, lesson, trace
 from app.pages.lab import lab_routes
 from app.sessions import counted, enable_session_reuse, warm_up, warm_up_paths
 from app.task_timer import install_if_asked
@@ -30,7 +30,7 @@ def routes() -> dict[str, object]:
     dict of str to callable
         Functions, never instances, so that every session gets its own models.
     """
-    pages = {"/": index.build, "/lesson": lesson.build, **lab_routes()}
+    pages = {"/": index.build, "/lesson": lesson.build, "/trace": trace.build, **lab_routes()}
     return {path: counted(build) for path, build in pages.items()}
 
 

@@ -52,6 +52,8 @@ def course_list(progress: ProgressStore) -> str:
             f'<li><a href="./lab?id={lab.slug}">{html.escape(lab.title)}</a>: {html.escape(lab.blurb)}</li>'
             for lab in registrations()
         )
+        + '<li><a href="./trace">Trace</a>: your own PyTorch profiler trace of DDP, read as the bucket '
+        "timeline and put beside the model.</li>"
         + "</ul></nav>"
     )
 

@@ -16,6 +16,9 @@ class NamedRegion(JSComponent):
     """
 
     label = param.String(default="", doc="The region's accessible name, e.g. 'Queue lab'.")
+    role = param.Selector(
+        default="region", objects=["region", "group"], doc="The landmark's role: a region, or a group of controls."
+    )
     heading = param.String(default="", doc="An optional visible heading (h2) at the top of the region.")
     controls = Children(default=[], doc="Controls shown in a row under the heading, wrapping as needed.")
     object = Child(doc="The Panel object shown inside the region, under the controls.")
@@ -26,7 +29,7 @@ class NamedRegion(JSComponent):
     _esm = """
     export function render({ model }) {
       const section = document.createElement("section")
-      section.setAttribute("role", "region")
+      section.setAttribute("role", model.role)
       section.setAttribute("aria-label", model.label)
       section.style.width = "100%"
       if (model.heading) {

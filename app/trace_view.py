@@ -1,0 +1,319 @@
+"""The page "Your own trace": a student's PyTorch profiler traces read as the bucket timeline, beside the model.
+
+One :class:`TraceView` per session. Files arrive through Panel's ``FileDropper`` (chunked, so a
+100 MB trace never has to fit in one websocket message), are parsed from memory by
+:mod:`app.trace` in a worker thread (the event loop keeps serving other students meanwhile), and
+live only in this session's objects: nothing is written to disk, and closing the tab frees them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import ColumnDataSource, FactorRange, LabelSet, Range1d
+from bokeh.plotting import figure
+from panel.viewable import Viewer
+
+from app.trace import TraceError, parse_trace
+from app.trace.fit import fit_network, lab_settings
+from app.trace.intervals import clip
+from app.trace.parse import RankTrace
+from app.trace.ranks import RunTimeline, combine_ranks
+from app.trace.timeline import StepTimeline
+from labs.ui.playback import readout_html
+from labs.ui.region import NamedRegion
+
+MAX_FILE = "200MB"
+READY_MARK, ISSUE_MARK = "▲", "▼"
+COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = "#1f6fb2", "#d4541a", "#c0392b"
+GANTT_KEYS = ("start", "end", "row", "color", "label", "height", "dy")
+
+
+def ms(value: float) -> str:
+    """A time in ms with three decimals (a trace's clock has µs and better)."""
+    return f"{value:.3f}"
+
+
+def figures_text(tl: StepTimeline) -> str:
+    """The readout's figures: ``all-reduces = N · tail = … ms · exposed = … ms · step = … ms``."""
+    return (
+        f"all-reduces = {len(tl.buckets)} · tail = {ms(tl.tail_ms)} ms · exposed = {ms(tl.exposed_ms)} ms · "
+        f"step = {ms(tl.step_ms)} ms"
+    )
+
+
+def measured_window(tl: StepTimeline) -> tuple[float, float]:
+    """Backward's start to the optimizer's start, in ms from backward's start: the window the lab models."""
+    return 0.0, (tl.optimizer_start - tl.backward_start) / 1e3
+
+
+def bucket_table(run: RunTimeline | None, tl: StepTimeline) -> str:
+    """The per-bucket table: bytes, gradients, ready, issue, start, end (ms from backward's start), last ready rank."""
+    zero = tl.backward_start
+    several = run is not None and len(run.timelines) > 1
+    heads = ["bucket", "MiB", "gradients", "ready", "issue", "start", "end"] + (["last ready"] if several else [])
+    rows = []
+    for b in tl.buckets:
+        grads = "?" if b.gradients is None else str(len(b.gradients))
+        cells = [
+            str(b.index + 1),
+            "?" if b.nbytes is None else f"{b.nbytes / 2**20:.3f}",
+            grads,
+            *(ms((x - zero) / 1e3) for x in (b.ready, b.issue, b.start, b.end)),
+        ]
+        if several:
+            cells.append(f"rank {run.last_ready_rank[b.index]}")
+        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    cell = "style='padding:2px 8px;text-align:right'"
+    who = "rank ?" if tl.rank is None else f"rank {tl.rank}"
+    return (
+        "<table style='border-collapse:collapse;font-size:0.9rem'>"
+        f"<caption style='text-align:left;font-weight:600'>Buckets of {html.escape(tl.step.label)} on {who} "
+        f"({html.escape(tl.backend)}), ms from the start of backward: backward compute ends at "
+        f"{ms((tl.backward_end - zero) / 1e3)}, the optimizer starts at {ms(measured_window(tl)[1])}</caption>"
+        f"<thead><tr>{''.join(f'<th {cell}>{h}</th>' for h in heads)}</tr></thead>"
+        f"<tbody>{''.join(rows).replace('<td>', f'<td {cell}>')}</tbody></table>"
+    )
+
+
+def gantt_columns(timelines: list[StepTimeline]) -> dict[str, list]:
+    """Bars for every rank: backward compute, each all-reduce, the exposed stretches, ready and issue marks."""
+    zero = min(t.backward_start for t in timelines)
+    columns: dict[str, list] = {key: [] for key in GANTT_KEYS}
+
+    def bar(start: float, end: float, row: str, color: str, label: str = "", height: float = 0.6, dy: int = -7):
+        for key, value in zip(
+            columns, ((start - zero) / 1e3, (end - zero) / 1e3, row, color, label, height, dy), strict=True
+        ):
+            columns[key].append(value)
+
+    for tl in timelines:
+        name = "rank ?" if tl.rank is None else f"rank {tl.rank}"
+        compute_row, comm_row = f"{name} backward", f"{name} all-reduce"
+        for start, end in tl.compute:
+            bar(start, end, compute_row, COMPUTE_COLOUR)
+        for b in tl.buckets:
+            bar(b.start, b.end, comm_row, COMM_COLOUR, f"bucket {b.index + 1}")
+            bar(b.ready, b.ready, comm_row, "#14213d", READY_MARK, 0.0, -22)
+            bar(b.issue, b.issue, comm_row, "#7a3b00", ISSUE_MARK, 0.0, 8)
+        window = clip(tl.communication, tl.backward_start, tl.optimizer_start)
+        for start, end in _uncovered_pieces(window, tl.compute):
+            bar(start, end, comm_row, EXPOSED_COLOUR, "", 0.15)
+    return columns
+
+
+def _uncovered_pieces(pairs: np.ndarray, cover: np.ndarray) -> list[tuple[float, float]]:
+    pieces = []
+    for start, end in pairs:
+        cursor = start
+        for c_start, c_end in cover:
+            if c_end <= cursor or c_start >= end:
+                continue
+            if c_start > cursor:
+                pieces.append((cursor, c_start))
+            cursor = max(cursor, c_end)
+        if cursor < end:
+            pieces.append((cursor, end))
+    return pieces
+
+
+class TraceView(Viewer):
+    """One student's trace page: drop rank files, pick a step, read the buckets, put the model beside it."""
+
+    traces = param.List(default=[], doc="This session's parsed traces, one per rank file.")
+    step = param.Integer(default=None, allow_None=True, doc="The step shown (its number in the trace).")
+    message = param.String(default="", doc="Why the last files could not be read, for the alert line.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.drop = pn.widgets.FileDropper(
+            multiple=True,
+            max_file_size=MAX_FILE,
+            accepted_filetypes=[".json", ".gz", "application/json", "application/gzip"],
+            sizing_mode="stretch_width",
+        )
+        self.drop.param.watch(self._dropped, "value")
+        self.steps = pn.widgets.Select(label="Step", options={}, disabled=True, width=260)
+        self.steps.param.watch(self._step_chosen, "value")
+        self.status = pn.pane.HTML(readout_html("Drop one trace file per rank to read its buckets."), margin=(5, 10))
+        self.alert = pn.pane.HTML("", margin=(0, 10))
+        self.source = ColumnDataSource(data={key: [] for key in GANTT_KEYS})
+        self.gantt = self._make_gantt()
+        self.table = pn.pane.HTML("", sizing_mode="stretch_width")
+        self.open_lab = pn.widgets.Button(name="Open in the bucket timeline lab", disabled=True, button_type="primary")
+        self.open_lab.on_click(self._open_lab)
+        self.comparison = pn.pane.HTML("", margin=(5, 10))
+        self.lab_slot = pn.Column(sizing_mode="stretch_width")
+        self.lab = None
+        self._run: RunTimeline | None = None
+        self._timeline: StepTimeline | None = None
+        drop_group = NamedRegion(label="Trace file", role="group", object=self.drop, sizing_mode="stretch_width")
+        self.layout = NamedRegion(
+            label="Trace",
+            heading="Your trace",
+            controls=[drop_group, self.steps],
+            object=pn.Column(
+                self.alert,
+                self.status,
+                self.gantt,
+                self.table,
+                self.open_lab,
+                self.comparison,
+                self.lab_slot,
+                sizing_mode="stretch_width",
+            ),
+            sizing_mode="stretch_width",
+        )
+
+    def _make_gantt(self) -> pn.pane.Bokeh:
+        fig = figure(
+            height=160,
+            sizing_mode="stretch_width",
+            y_range=FactorRange(),
+            x_range=Range1d(0, 1),
+            tools="",
+            toolbar_location=None,
+            x_axis_label="ms from the start of backward",
+            title="The measured step: backward compute, each all-reduce (▲ ready, ▼ issued), exposed in red",
+        )
+        fig.hbar(
+            y="row",
+            left="start",
+            right="end",
+            height="height",
+            source=self.source,
+            fill_color="color",
+            line_color="white",
+        )
+        fig.add_layout(
+            LabelSet(
+                x="start", y="row", text="label", source=self.source, x_offset=2, y_offset="dy", text_font_size="10px"
+            )
+        )
+        fig.visible = False
+        self.figure = fig
+        return pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+
+    # ----- reading files ---------------------------------------------------------------------------
+
+    async def _dropped(self, event: param.parameterized.Event) -> None:
+        files = dict(event.new or {})
+        if not files:
+            return
+        self.status.object = readout_html(f"Reading {len(files)} file{'s' * (len(files) != 1)}…", busy=True)
+        loop = asyncio.get_running_loop()
+        parsed, problems = [], []
+        for name, data in files.items():
+            try:
+                raw = data if isinstance(data, bytes) else bytes(data, "utf-8")
+                parsed.append(
+                    await loop.run_in_executor(None, lambda raw=raw, name=name: parse_trace(raw, source=name))
+                )
+            except TraceError as refusal:
+                problems.append(str(refusal))
+            except Exception as error:  # noqa: BLE001 (a parser bug must not leave the page reading forever)
+                problems.append(f"{name}: could not be read ({type(error).__name__}); nothing else changed.")
+        self.drop.value = {}  # the bytes go: the parsed events stay, in this session only
+        self.message = " ".join(problems)
+        if parsed:
+            self.traces = parsed
+        pn.state.execute(self._show, schedule=True)  # back under the document's lock, after the await
+
+    def _step_chosen(self, event: param.parameterized.Event) -> None:
+        if event.new is not None and event.new != self.step:
+            self.step = event.new
+            self._show()
+
+    def _read(self) -> tuple[RunTimeline | None, StepTimeline]:
+        if len(self.traces) == 1:
+            return None, self.traces[0].timeline(self.step)
+        run = combine_ranks(list(self.traces), self.step)
+        last = run.last_ready_rank[-1]
+        return run, next(t for t in run.timelines if t.rank == last)
+
+    def _show(self) -> None:
+        self.alert.object = (
+            f'<p role="alert" style="color:#a4000f;font-weight:600">{html.escape(self.message)}</p>'
+            if self.message
+            else ""
+        )
+        if not self.traces:
+            return
+        numbers = self._step_numbers(self.traces)
+        if self.step not in numbers:
+            self.step = numbers[-1]
+        self.steps.param.update(options={f"step {n}": n for n in numbers}, value=self.step, disabled=False)
+        try:
+            run, tl = self._read()
+        except TraceError as refusal:
+            self.message = str(refusal)
+            self.alert.object = f'<p role="alert" style="color:#a4000f;font-weight:600">{html.escape(str(refusal))}</p>'
+            return
+        shown = list(run.timelines) if run is not None else [tl]
+        data = gantt_columns(shown)
+        rows = sorted(set(data["row"]), reverse=True)
+        self.figure.y_range.factors = rows
+        self.figure.height = 60 + 45 * len(rows)
+        self.figure.x_range.update(start=min(data["start"], default=0), end=max(data["end"], default=1) * 1.03)
+        self.source.data = data
+        self.figure.visible = True
+        self.status.object = readout_html(html.escape(figures_text(tl)))
+        self.table.object = bucket_table(run, tl)
+        self.open_lab.disabled = False
+        self._run, self._timeline = run, tl
+        if self.lab is not None:
+            with pn.io.hold():
+                self._fill_lab()
+
+    @staticmethod
+    def _step_numbers(traces: list[RankTrace]) -> list[int]:
+        common = set(traces[0].step_numbers())
+        for trace in traces[1:]:
+            common &= set(trace.step_numbers())
+        return sorted(common) or traces[0].step_numbers()
+
+    # ----- the model beside the measurement --------------------------------------------------------
+
+    def _open_lab(self, _event: object) -> None:
+        from labs.timeline.view import TimelineLab  # built only when asked for
+
+        with pn.io.hold():  # one message with the lab as filled, not each setting on its way there
+            if self.lab is None:
+                self.lab = TimelineLab()
+                self.lab.model.param.watch(self._compare, list(self.lab.model.controls))
+                self.lab_slot.objects = [self.lab]
+            self._fill_lab()
+
+    def _fill_lab(self) -> None:
+        source = self._run if self._run is not None else self._timeline
+        settings = lab_settings(source, fit_network(source))
+        model = self.lab.model
+        model.reset()
+        for name in ("layers", "first_bucket_cap", "bucket_cap", "ranks", "bandwidth", "latency", "iteration"):
+            model.apply(name, settings[name])
+        self._compare()
+
+    def _compare(self, *_events: object) -> None:
+        m, tl = self.lab.model, self._timeline
+        measured_step = measured_window(tl)[1]
+        predicted = "hangs" if m.hangs else f"step = {ms(m.step_time)} ms, tail = {ms(m.exposed)} ms"
+        difference = (
+            ""
+            if m.hangs
+            else (
+                f"; the model is {ms(m.step_time - measured_step)} ms off the measured step and "
+                f"{ms(m.exposed - tl.tail_ms)} ms off the measured tail"
+            )
+        )
+        self.comparison.object = (
+            f'<p role="status">Model: {predicted} (from the start of backward). Measured: step = '
+            f"{ms(measured_step)} ms, tail = {ms(tl.tail_ms)} ms{difference}. Change the bucket cap below to see "
+            f"what the model predicts for another layout.</p>"
+        )
+
+    def __panel__(self) -> NamedRegion:
+        return self.layout

@@ -1,0 +1,81 @@
+"""The trace page in a real Chromium: drop rank files, read the figures, choose a step, compare with the model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from app.trace import TraceError, parse_trace
+from app.trace.ranks import combine_ranks
+from app.trace_view import figures_text
+
+pytestmark = pytest.mark.browser
+
+TRACES = Path(__file__).parent / "fixtures" / "traces"
+GLOO = [TRACES / f"gloo_schedule_rank{rank}.json.gz" for rank in (0, 1)]
+
+
+def expected(paths: list[Path], step: int | None = None) -> str:
+    """The readout's figures computed by the parser alone, for the rank last ready for the last bucket."""
+    traces = [parse_trace(path.read_bytes(), source=path.name) for path in paths]
+    run = combine_ranks(traces, step)
+    return figures_text(next(t for t in run.timelines if t.rank == run.last_ready_rank[-1]))
+
+
+def drop(page: Page, paths: list[Path]):
+    page.goto(page.base_url + "/trace")  # type: ignore[attr-defined]
+    group = page.get_by_role("group", name="Trace file")
+    group.locator("input[type=file]").set_input_files([str(p) for p in paths])
+    return page.get_by_role("region", name="Trace")
+
+
+def test_the_index_links_to_the_trace_page(page):
+    page.goto(page.base_url + "/")
+    page.get_by_role("link", name="Trace").click()
+    expect(page.get_by_role("group", name="Trace file")).to_be_visible()
+
+
+def test_two_ranks_give_the_figures_a_step_and_the_model_beside_them(page):
+    trace = drop(page, GLOO)
+    status = trace.get_by_role("status").first
+    expect(status).to_contain_text(expected(GLOO))
+    table = trace.get_by_role("table")
+    expect(table.get_by_role("columnheader", name="last ready")).to_be_visible()
+    expect(table.get_by_role("row")).to_have_count(5)  # a header and four buckets
+    trace.get_by_role("button", name="Open in the bucket timeline lab").click()
+    lab = page.get_by_role("region", name="Bucket timeline lab")
+    expect(lab.get_by_role("status").first).to_contain_text("buckets = 4")
+    comparison = trace.get_by_text("Model: step =")
+    expect(comparison).to_contain_text("Measured: step =")
+    before = comparison.inner_text()
+    box = lab.get_by_role("textbox", name="Bucket cap (MiB)", exact=True)
+    box.fill("1024")
+    box.press("Enter")
+    expect(lab.get_by_role("status").first).to_contain_text("buckets = 2")
+    expect(comparison).not_to_have_text(before)  # the model's prediction follows the new layout
+    steps = trace.get_by_role("combobox", name="Step")
+    steps.select_option(label="step 2")
+    expect(status).to_contain_text(expected(GLOO, 2))
+    expect(comparison).not_to_have_text(before)
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("notes.txt", b"these are my notes, not a trace"),
+        ("cut.json", (TRACES / "gloo_schedule_rank0.json.gz").read_bytes()[:300]),
+        ("fsdp.json.gz", (TRACES / "synthetic_fsdp.json.gz").read_bytes()),
+        ("plain.json.gz", (TRACES / "synthetic_no_ddp.json.gz").read_bytes()),
+    ],
+)
+def test_a_bad_file_is_named_with_what_is_wrong_and_changes_nothing(page, tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(TraceError) as refusal:
+        parse_trace(content, source=name)
+    trace = drop(page, [path])
+    expect(trace.get_by_role("alert")).to_contain_text(str(refusal.value)[:60])
+    expect(trace.get_by_role("status").first).to_contain_text("Drop one trace file per rank")
+    expect(trace).not_to_contain_text("Traceback")
