@@ -15,11 +15,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.chromium import launch
+from tests.waiting import STUCK_AFTER_S, poll
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
+
+# Every expect() waits on state for as long as a stuck page would take, never a fast page's time: on
+# a slow or busy machine the page gets there later, and a test waits for it instead of failing.
+expect.set_options(timeout=STUCK_AFTER_S * 1000)
 
 
 def _free_port() -> int:
@@ -40,21 +46,30 @@ class LiveServer:
 def serve(command: list[str], port: int, log: Path) -> LiveServer:
     """Start a server with ``command`` in the repository, output to ``log``; return once it answers.
 
-    Fails the test (killing the process) if it exits or does not answer ``/`` within 60 s.
+    Fails the test (killing the process) if it exits or does not answer ``/`` within 120 s.
     """
     with log.open("w") as sink:
         process = subprocess.Popen(command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
     url = f"http://localhost:{port}"
-    deadline = time.monotonic() + 60
-    while True:
+
+    def answers() -> bool:
+        """Whether the server answers ``/``, or has exited (then waiting is over too)."""
+        if process.poll() is not None:
+            return True
         try:
-            urllib.request.urlopen(url + "/", timeout=2).read()
-            return LiveServer(url=url, log=log, process=process)
+            urllib.request.urlopen(url + "/", timeout=30).read()
         except OSError:
-            if process.poll() is not None or time.monotonic() > deadline:
-                process.kill()
-                pytest.fail(f"`{' '.join(command)}` did not start:\n{log.read_text()}")
-            time.sleep(0.2)
+            return False
+        return True
+
+    try:
+        poll(answers, timeout=2 * STUCK_AFTER_S, what=f"{url}/ answering")
+    except AssertionError:
+        pass  # still not answering: killed and reported below
+    if process.poll() is not None or not answers():
+        process.kill()
+        pytest.fail(f"`{' '.join(command)}` did not start:\n{log.read_text()}")
+    return LiveServer(url=url, log=log, process=process)
 
 
 README_PANEL_SERVE = re.compile(r"`(\.venv/bin/panel serve [^`]+)`")
@@ -110,10 +125,10 @@ def browser() -> Iterator[object]:
 
 @dataclass
 class WebsocketLog:
-    """Bokeh protocol messages seen on the page's websocket, with the time they passed.
+    """Bokeh protocol messages seen on the page's websocket, in order, with the time they passed.
 
     Playwright's sync API delivers frame events only while the test is inside a Playwright call,
-    so tests wait with ``page.wait_for_timeout``, never ``time.sleep``, to keep these times true.
+    so tests wait on it with ``tests.waiting.poll(..., page=page)``, never ``time.sleep``.
     """
 
     messages: list[tuple[float, str, str]] = field(default_factory=list)
@@ -128,18 +143,22 @@ class WebsocketLog:
         if isinstance(header, dict) and "msgtype" in header:
             self.messages.append((time.monotonic(), direction, header["msgtype"]))
 
-    def wait_for_quiet(self, page, seconds: float = 0.5, timeout: float = 10.0) -> None:
+    def wait_for_quiet(self, page, seconds: float = 0.5) -> None:
         """Wait until no message has passed for ``seconds`` (earlier edits are all answered)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            last = self.messages[-1][0] if self.messages else 0.0
-            if time.monotonic() - last >= seconds:
-                return
-            page.wait_for_timeout(100)
-        raise AssertionError("the websocket never went quiet")
 
-    def between(self, start: float, end: float, direction: str) -> list[str]:
-        return [kind for at, way, kind in self.messages if start <= at <= end and way == direction]
+        def quiet() -> bool:
+            last = self.messages[-1][0] if self.messages else 0.0
+            return time.monotonic() - last >= seconds
+
+        poll(quiet, page=page, what="the websocket going quiet")
+
+    def count(self) -> int:
+        """How many messages have passed so far: a mark for :meth:`since`."""
+        return len(self.messages)
+
+    def since(self, mark: int, direction: str | None = None) -> list[tuple[str, str]]:
+        """The messages (direction, msgtype) after ``mark``, in one direction or both."""
+        return [(way, kind) for _, way, kind in self.messages[mark:] if direction in (None, way)]
 
 
 @pytest.fixture

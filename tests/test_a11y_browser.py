@@ -14,7 +14,7 @@ from playwright.sync_api import Locator, Page, expect
 from app.library import lessons
 from labs.registry import registrations
 from tests.axe import audit, describe
-from tests.student import wait_until
+from tests.student import plots_laid_out, readout, wait_for_reading, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -81,10 +81,10 @@ def wait_for_page(page: Page, path: str) -> None:
         assert response is not None and response.status == 404
         return
     page.goto(page.base_url + path)
-    expect(page.get_by_role("heading", level=1)).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
     if path != "/":
-        expect(page.get_by_role("button", name="Reset")).to_be_visible(timeout=20_000)
-    page.wait_for_timeout(300)  # the lab's plots lay out
+        expect(page.get_by_role("button", name="Reset")).to_be_visible()
+        plots_laid_out(page)
 
 
 @pytest.mark.parametrize("path", PAGES + NOT_FOUND)
@@ -127,11 +127,11 @@ def test_enter_toggles_play_and_pause_and_focus_stays(page):
     page.keyboard.press("Enter")
     pause = lab.get_by_role("button", name="Pause")
     expect(pause).to_be_visible()
-    wait_until(lambda: is_focused(pause), timeout=5)
-    page.wait_for_timeout(400)
+    wait_until(lambda: is_focused(pause))
+    wait_until(lambda: "t = 0.00" not in readout(lab))  # playing: frames drawn since the first
     page.keyboard.press("Enter")  # a second Enter pauses: focus did not fall to <body>
     expect(lab.get_by_role("button", name="Play")).to_be_visible()
-    wait_until(lambda: is_focused(lab.get_by_role("button", name="Play")), timeout=5)
+    wait_until(lambda: is_focused(lab.get_by_role("button", name="Play")))
     page.keyboard.press("Space")
     expect(lab.get_by_role("button", name="Pause")).to_be_visible()
     page.keyboard.press("Space")
@@ -153,7 +153,7 @@ def test_an_exercise_done_with_the_keyboard_alone(page):
     page.goto(page.base_url + "/lesson?id=overlap")
     region = page.get_by_role("region", name="Exercise: A backlog that keeps growing")
     lab = page.get_by_role("region", name="Queue lab")
-    expect(lab.get_by_role("button", name="Reset")).to_be_visible(timeout=20_000)
+    expect(lab.get_by_role("button", name="Reset")).to_be_visible()
 
     start = region.get_by_role("button", name=re.compile("Start this exercise"))
     tab_to(page, start, limit=200)
@@ -162,7 +162,7 @@ def test_an_exercise_done_with_the_keyboard_alone(page):
     reset = lab.get_by_role("button", name="Reset")
     tab_to(page, reset, limit=200)
     page.keyboard.press("Enter")
-    expect(region.get_by_role("listitem").first).to_contain_text("(done)", timeout=20_000)
+    expect(region.get_by_role("listitem").first).to_contain_text("(done)")
     assert is_focused(reset)
 
     for field, value in (("Arrival rate λ", "4"), ("Service rate μ", "3")):
@@ -178,17 +178,17 @@ def test_an_exercise_done_with_the_keyboard_alone(page):
     tab_to(page, prediction, limit=200)
     page.keyboard.type("1")
     page.keyboard.press("Enter")  # Enter in the field locks, as the Lock button does
-    expect(lab.get_by_role("button", name="Step")).to_be_enabled(timeout=20_000)
+    expect(lab.get_by_role("button", name="Step")).to_be_enabled()
     assert focus_is_on_a_control(page)
 
     step = lab.get_by_role("button", name="Step")
     tab_to(page, step, limit=200)
-    for _ in range(2):
+    for t in (1, 2):
         page.keyboard.press("Enter")
-        page.wait_for_timeout(300)
+        wait_for_reading(lab, "t", t)
         assert is_focused(step), "Step keeps focus"
     feedback = region.get_by_role("status")
-    expect(feedback).to_contain_text("Correct", timeout=20_000)
+    expect(feedback).to_contain_text("Correct")
     assert focus_is_on_a_control(page)
 
 
@@ -204,13 +204,17 @@ def test_every_plot_is_a_named_image_that_follows_step_not_play(page, path):
     assert before and all(name and len(name) > 40 for name in before), before
     assert not any(re.search(r"nan|inf\b|-0\.00", name) for name in before), before
     page.get_by_role("button", name="Step").click()
-    wait_until(lambda: names() != before, timeout=10)
+    wait_until(lambda: names() != before)
     stepped = names()
+    status = page.get_by_role("status").first
+    still = status.inner_text()
     page.get_by_role("button", name="Play").click()
-    page.wait_for_timeout(700)
-    assert names() == stepped, "no new description per Play frame"
+    for _ in range(3):  # three frames drawn, each a new readout: by then a per-frame description would show
+        wait_until(lambda shown=still: status.inner_text() != shown)
+        still = status.inner_text()
+        assert names() == stepped, "no new description per Play frame"
     page.get_by_role("button", name="Pause").click()
-    wait_until(lambda: names() != stepped, timeout=10)
+    wait_until(lambda: names() != stepped)
 
 
 def test_exercise_buttons_show_a_focus_ring_of_three_to_one(page):
@@ -226,7 +230,7 @@ def test_exercise_buttons_show_a_focus_ring_of_three_to_one(page):
     region.get_by_role("button", name="Lock prediction").click()
     again = region.get_by_role("button", name="Try again")
     expect(again).to_be_visible()
-    wait_until(lambda: is_focused(again), timeout=5)  # Lock moves focus on, not to <body>
+    wait_until(lambda: is_focused(again))  # Lock moves focus on, not to <body>
     page.keyboard.press("Shift+Tab")
     page.keyboard.press("Tab")  # a keyboard focus, so :focus-visible applies
     width, colour = focus_ring(again)

@@ -53,12 +53,12 @@ def test_growth_exercise_through_nginx_and_play_sends_nothing(page):
     page.goto(page.base_url + EXERCISE)
     lab = page.get_by_role("region", name="Queue lab")
     region = page.get_by_role("region", name=f"Exercise: {TITLE}")
-    expect(region).to_be_visible(timeout=20_000)
+    expect(region).to_be_visible()
     expect(lab.get_by_role("status").first).to_contain_text("=")
     steps = region.get_by_role("list", name="Steps").get_by_role("listitem")
 
     def then_step_done(number: int) -> None:  # the server has taken the action: the page may redraw
-        expect(steps.nth(number - 1)).to_contain_text("(done)", timeout=20_000)
+        expect(steps.nth(number - 1)).to_contain_text("(done)")
 
     lab.get_by_role("button", name="Reset").click()
     then_step_done(1)
@@ -76,7 +76,7 @@ def test_growth_exercise_through_nginx_and_play_sends_nothing(page):
     wait_for_reading(lab, "t", 2)
     then_step_done(5)
     feedback = region.get_by_role("status")
-    expect(feedback).to_contain_text("Correct", timeout=20_000)
+    expect(feedback).to_contain_text("Correct")
     assert feedback.inner_text().startswith("Correct")
     play_and_pause_checking_the_websocket(page, lab)
 
@@ -95,7 +95,7 @@ def test_each_student_session_is_built_once_on_one_of_both_processes(browser, cl
             pages.append(student)
         for student in pages:
             status = student.get_by_role("region", name="Queue lab").get_by_role("status").first
-            expect(status).to_contain_text("=", timeout=20_000)
+            expect(status).to_contain_text("=")
         wait_until(lambda: sum(report["sessions"] for report in cluster.health()) == STUDENTS)
         after = cluster.health()
     finally:

@@ -20,13 +20,13 @@ from playwright.sync_api import Page, expect
 from app.connection import ConnectionWatch
 from app.shell import page as course_page
 from tests.conftest import ARTIFACTS, LiveServer, _free_port, serve
-from tests.student import reading, type_value
+from tests.student import step_until, type_value
+from tests.waiting import nothing_happens_for
 
 LESSON = "/lesson?id=overlap"
 FINISHED = "Exercise: A backlog that keeps growing"  # reset, λ = 4, μ = 3, predict 1, run to t = 2
 DRAFTED = "Exercise: Part of the way down"
 LOST = "Connection to the course server lost"
-ALERT_WITHIN_S = 5.0
 
 
 class RestartableServer:
@@ -112,11 +112,9 @@ def finish_growth_exercise(page: Page) -> None:
     type_value(lab, re.compile("^Service rate"), "3")
     region.get_by_role("textbox", name="Your prediction").fill("1")
     region.get_by_role("button", name="Lock prediction").click()
-    expect(lab.get_by_role("button", name="Step")).to_be_enabled(timeout=10_000)
-    while reading(lab, "t") < 2:
-        lab.get_by_role("button", name="Step").click()
-        page.wait_for_timeout(200)
-    expect(region.get_by_role("status")).to_contain_text("Correct", timeout=10_000)
+    expect(lab.get_by_role("button", name="Step")).to_be_enabled()
+    step_until(lab, 2)
+    expect(region.get_by_role("status")).to_contain_text("Correct")
 
 
 @pytest.mark.browser
@@ -124,7 +122,7 @@ def test_a_lesson_survives_a_server_restart(phone_page: Page, restartable: Resta
     page = phone_page
     page.goto(restartable.url + LESSON)
     lab = page.get_by_role("region", name="Queue lab")
-    expect(lab.get_by_role("status").first).to_contain_text("=", timeout=20_000)
+    expect(lab.get_by_role("status").first).to_contain_text("=")
     expect(page.get_by_role("alert")).to_have_count(0)  # nothing shown while connected
 
     # Progress (a finished exercise), a prediction locked in another, one value applied, one typed only.
@@ -135,7 +133,7 @@ def test_a_lesson_survives_a_server_restart(phone_page: Page, restartable: Resta
     expect(drafted.get_by_role("textbox", name="Your prediction")).to_be_disabled()
     type_value(lab, re.compile("^Arrival rate"), "2.5")
     expect(page.get_by_role("region", name="Queue lab").get_by_label("M/M/1 reference")).to_contain_text(
-        "ρ = λ/μ = 0.83", timeout=10_000
+        "ρ = λ/μ = 0.83"
     )
     lab.get_by_role("textbox", name=re.compile("^Service rate")).fill("3.5")  # no Enter yet
     step = lab.get_by_role("button", name="Step")
@@ -146,10 +144,8 @@ def test_a_lesson_survives_a_server_restart(phone_page: Page, restartable: Resta
     restartable.kill()
     killed = time.monotonic()
     alert = page.get_by_role("alert")
-    expect(alert).to_contain_text(LOST, timeout=ALERT_WITHIN_S * 1000)
-    seconds = time.monotonic() - killed
-    print(f"\nalert {seconds:.2f} s after the server was killed")
-    assert seconds < ALERT_WITHIN_S
+    expect(alert).to_contain_text(LOST)  # on the websocket's close event, not a timer: no time asserted
+    print(f"\nalert {time.monotonic() - killed:.2f} s after the server was killed")
     expect(alert).to_contain_text("lesson text still works")
     expect(step).to_be_disabled()
     expect(lab.get_by_role("button", name="Reset")).to_be_disabled()
@@ -162,28 +158,27 @@ def test_a_lesson_survives_a_server_restart(phone_page: Page, restartable: Resta
     assert page.evaluate("document.documentElement.scrollWidth") <= 376
 
     # No Reload while nothing answers: the page keeps asking (every 2-3 s) and keeps failing.
-    page.wait_for_timeout(4500)
+    nothing_happens_for(page, 4.5)
     expect(page.get_by_role("button", name="Reload")).to_have_count(0)
 
     # The server is back on the same port: Reload appears, takes focus, and brings the lesson back.
     restartable.start()
     reload = page.get_by_role("button", name="Reload")
-    expect(reload).to_be_visible(timeout=60_000)
+    expect(reload).to_be_visible()
     expect(reload).to_be_focused()
     expect(alert).to_contain_text("The course server is back")
     page.offline = False  # type: ignore[attr-defined]
     reload.click()
 
     lab = page.get_by_role("region", name="Queue lab")
-    expect(lab.get_by_role("status").first).to_contain_text("=", timeout=20_000)
+    expect(lab.get_by_role("status").first).to_contain_text("=")
     expect(page.get_by_role("region", name=FINISHED)).to_contain_text(
-        "You finished this exercise before", timeout=20_000
+        "You finished this exercise before"
     )
-    expect(lab.get_by_role("textbox", name=re.compile("^Arrival rate"))).to_have_value("2.5", timeout=10_000)
+    expect(lab.get_by_role("textbox", name=re.compile("^Arrival rate"))).to_have_value("2.5")
     expect(lab.get_by_role("textbox", name=re.compile("^Service rate"))).to_have_value("3.5")
     expect(page.get_by_role("region", name="Queue lab").get_by_label("M/M/1 reference")).to_contain_text(
-        "ρ = λ/μ = 0.71",
-        timeout=10_000,  # 2.5 / 3.5: the server took both values
+        "ρ = λ/μ = 0.71"  # 2.5 / 3.5: the server took both values
     )
     prediction = page.get_by_role("region", name=DRAFTED).get_by_role("textbox", name="Your prediction")
     expect(prediction).to_have_value("1.5")
@@ -208,21 +203,21 @@ def test_a_dropped_network_on_a_lab_page(phone_page: Page, restartable: Restarta
     page = phone_page
     page.goto(restartable.url + "/queue")
     lab = page.get_by_role("region", name="Queue lab")
-    expect(lab.get_by_role("status").first).to_contain_text("=", timeout=20_000)
+    expect(lab.get_by_role("status").first).to_contain_text("=")
     type_value(lab, re.compile("^Initial backlog"), "6")
-    expect(lab.get_by_role("status").first).to_contain_text("backlog = 6.00", timeout=10_000)
+    expect(lab.get_by_role("status").first).to_contain_text("backlog = 6.00")
 
     page.offline = True  # type: ignore[attr-defined]
     page.context.set_offline(True)
-    expect(page.get_by_role("alert")).to_contain_text(LOST, timeout=10_000)
+    expect(page.get_by_role("alert")).to_contain_text(LOST)
     expect(lab.get_by_role("button", name="Step")).to_be_disabled()
     expect(page.get_by_role("button", name="Reload")).to_have_count(0)
 
     page.context.set_offline(False)
     reload = page.get_by_role("button", name="Reload")
-    expect(reload).to_be_focused(timeout=15_000)
+    expect(reload).to_be_focused()
     page.offline = False  # type: ignore[attr-defined]
     page.keyboard.press("Enter")
     lab = page.get_by_role("region", name="Queue lab")
-    expect(lab.get_by_role("status").first).to_contain_text("backlog = 6.00", timeout=20_000)
+    expect(lab.get_by_role("status").first).to_contain_text("backlog = 6.00")
     expect(lab.get_by_role("button", name="Step")).to_be_enabled()

@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ import yaml
 
 from deploy.cluster import Cluster, ClusterError, find_nginx, process_table, render_site
 from tests.conftest import ROOT, _free_port
+from tests.waiting import poll
 
 DEPLOY = ROOT / "deploy"
 CLUSTER = DEPLOY / "cluster.py"
@@ -250,10 +250,11 @@ def test_make_serve_cluster_serves_until_a_signal_and_leaves_nothing_running(tmp
             start_new_session=True,  # a terminal's Ctrl-C reaches its foreground process group
         )
     try:
-        deadline = time.monotonic() + 60
-        while f"Overlap Lab: http://localhost:{port}" not in output.read_text():
-            assert launcher.poll() is None and time.monotonic() < deadline, output.read_text()
-            time.sleep(0.1)
+        poll(
+            lambda: f"Overlap Lab: http://localhost:{port}" in output.read_text() or launcher.poll() is not None,
+            what="the launcher printing its URL",
+        )
+        assert launcher.poll() is None, output.read_text()
         children = descendants(launcher.pid)
         assert len(children) >= 4, children  # two apps, nginx's master and its worker
         os.killpg(launcher.pid, stop_with)

@@ -40,12 +40,14 @@ from labs.queue.model import QueueModel
 from labs.roofline.model import RooflineModel
 from labs.timed import InvalidInput, TimedModel
 from labs.timeline.model import TimelineModel
-from tests.student import open_lab, reading, wait_until
+from tests.student import open_lab, reading, readout, wait_until
+from tests.waiting import STUCK_AFTER_S, settles
 
 SEED = 20261130
 ACTIONS_PER_LAB = 160
-SETTLE_SECONDS = 6.0
-"""How long the page may take to show the server's answer before a mismatch counts as a violation."""
+SETTLE_SECONDS = STUCK_AFTER_S
+"""How long the page may take to show the server's answer before a mismatch counts as a violation:
+long enough for any busy machine (a right page settles at once; only a violation waits this long)."""
 
 LONGEST_NUMBER = 24
 """Figures stay far below this; a refusal may name the exact value typed, up to 17 significant digits
@@ -504,19 +506,18 @@ class Fuzzer:
         Returns the last snapshot taken.
         """
         self.tally.checks += 1
-        deadline = time.monotonic() + SETTLE_SECONDS
-        while True:
-            shot = self.snapshot()
-            problems = self.problems(shot, typed)
-            if not problems:
-                self.last = shot
-                return shot
-            if time.monotonic() > deadline:
-                recent = " → ".join(self.history[-6:])
-                self.tally.violations += [f"[{self.spec.name}] {p} (after: {recent})" for p in problems]
-                self.last = shot
-                return shot
-            self.page.wait_for_timeout(25)
+        seen: dict = {}
+
+        def right() -> bool:
+            seen["shot"] = self.snapshot()
+            seen["problems"] = self.problems(seen["shot"], typed)
+            return not seen["problems"]
+
+        if not settles(right, SETTLE_SECONDS, self.page):
+            recent = " → ".join(self.history[-6:])
+            self.tally.violations += [f"[{self.spec.name}] {p} (after: {recent})" for p in seen["problems"]]
+        self.last = seen["shot"]
+        return seen["shot"]
 
     # -- what the student does ---------------------------------------------------------------------
     def act(self) -> None:
@@ -556,13 +557,22 @@ class Fuzzer:
             select.select_option(label=rng.choice(options))
             kind = f"select {name}"
         else:
-            self.page.wait_for_timeout(rng.choice([50, 150, 400]))
+            self.let_it_play(rng.choice([1, 3, 8]), shot)
             kind = "wait"
         self.tally.actions[kind] += 1
         self.history.append(kind if typed is None else f"type {typed[1][:20]!r} into {typed[0]}")
         shot = self.check(typed)
         if typed is not None and any(alert.startswith(self.labels[typed[0]]) for alert in shot["alerts"]):
             self.tally.refusals += 1
+
+    def let_it_play(self, frames: int, shot: dict) -> None:
+        """Wait as a student watching: while playing, until the readout has moved on ``frames`` times
+        (or playback has stopped); while paused nothing is moving and there is nothing to wait for."""
+        if "Pause" not in shot["buttons"]:
+            return
+        for _ in range(frames):
+            before = readout(self.lab)
+            settles(lambda b=before: readout(self.lab) != b or "Play" in self.snapshot()["buttons"], page=self.page)
 
     def click(self, name: str, shot: dict) -> str:
         if not shot["buttons"].get(name, False):
@@ -596,13 +606,13 @@ class Fuzzer:
 
     def wait_for(self, region: str, ready: Callable[[dict], bool]) -> dict | None:
         """The first snapshot of ``region`` for which ``ready`` holds, or None after SETTLE_SECONDS."""
-        deadline = time.monotonic() + SETTLE_SECONDS
-        while time.monotonic() < deadline:
-            shot = self.snapshot(region)
-            if ready(shot):
-                return shot
-            self.page.wait_for_timeout(25)
-        return None
+        seen: dict = {}
+
+        def there() -> bool:
+            seen["shot"] = self.snapshot(region)
+            return ready(seen["shot"])
+
+        return seen["shot"] if settles(there, SETTLE_SECONDS, self.page) else None
 
     def do_the_steps(self) -> str:
         """Do the exercise as its steps say, with a prediction near or far from the answer.
@@ -641,7 +651,7 @@ class Fuzzer:
                 self.lock(text)
             else:
                 if "Pause" in self.snapshot()["buttons"]:
-                    self.lab.get_by_role("button", name="Pause", exact=True).click(timeout=3000)
+                    self.click("Pause", self.snapshot())  # a Play that ends as it is pressed is no failure
                 for _ in range(30):
                     if self.wait_for(self.spec.name, lambda s: s["buttons"].get("Step", False)) is None:
                         texts = " ".join(self.snapshot(card)["texts"])[-300:]
@@ -663,27 +673,27 @@ class Fuzzer:
             value: float | None = parse_number(text)
         except NotANumber:
             value = None
-        deadline = time.monotonic() + SETTLE_SECONDS
-        while True:
-            shot = self.snapshot(f"Exercise: {self.exercise.title}")
-            box = next((v for k, v in shot["fields"].items() if k.startswith("Your prediction")), None)
-            refused = any(a.startswith("Your prediction") for a in shot["alerts"])
-            if value is None and refused:
-                self.tally.refusals += 1
-                return
-            if value is not None and not shot["buttons"].get("Lock prediction", True):
-                try:
-                    if parse_number(box) == value:
-                        return
-                except NotANumber:
-                    pass  # not (yet) the locked value
-            if time.monotonic() > deadline:
-                self.tally.violations.append(
-                    f"[{self.exercise.title}] prediction {text[:30]!r}: "
-                    f"field {str(box)[:30]!r}, alerts {shot['alerts']}"
-                )
-                return
-            self.page.wait_for_timeout(25)
+        seen: dict = {}
+
+        def shown() -> bool:
+            shot = seen["shot"] = self.snapshot(f"Exercise: {self.exercise.title}")
+            box = seen["box"] = next((v for k, v in shot["fields"].items() if k.startswith("Your prediction")), None)
+            if value is None:
+                return any(a.startswith("Your prediction") for a in shot["alerts"])
+            if shot["buttons"].get("Lock prediction", True):
+                return False
+            try:
+                return parse_number(box) == value
+            except NotANumber:
+                return False  # not (yet) the locked value
+
+        if not settles(shown, SETTLE_SECONDS, self.page):
+            self.tally.violations.append(
+                f"[{self.exercise.title}] prediction {text[:30]!r}: "
+                f"field {str(seen['box'])[:30]!r}, alerts {seen['shot']['alerts']}"
+            )
+        elif value is None:
+            self.tally.refusals += 1
 
 
 def fuzz_lab(
@@ -727,17 +737,32 @@ def test_random_student_actions_keep_every_figure_right(page, lab):
     assert tally.actions["type"] > ACTIONS_PER_LAB // 4 and tally.refusals > 0
 
 
+PLAYED = 5.0
+"""How far the first Play runs (model seconds) before Reset, in the test below."""
+
+
 @pytest.mark.browser
 def test_reset_after_play_shows_t_zero(page):
     """Found by bench/fuzz.py: Play from t = 0 changes the page only, and a Reset changes nothing on the
-    server, so the page kept its last played frame until Transport.resend sent it everything again."""
+    server, so the page kept its last played frame until Transport.resend sent it everything again.
+
+    By state, not by clock. Play runs (at 4×) until the readout shows t past PLAYED; Reset must show
+    t = 0.00. Play again at 0.5×, paused once the readout shows t > 0: a Play that went on from the old
+    frame starts at t > PLAYED and so stops there or later; one that starts from 0 stops below PLAYED
+    unless pressing Pause took the test more than PLAYED / 0.5 = 10 s of wall time.
+    """
     lab = open_lab(page, "/queue", "Queue lab")
+    status = lab.get_by_role("status").first
+    speed = lab.get_by_role("combobox", name="Speed")
+    speed.select_option("4×")
     lab.get_by_role("button", name="Play").click()
-    wait_until(lambda: reading(lab, "t") >= 0.3)
+    wait_until(lambda: reading(lab, "t") > PLAYED)
     lab.get_by_role("button", name="Reset").click()
-    expect(lab.get_by_role("status").first).to_contain_text("t = 0.00 s", timeout=5000)
-    lab.get_by_role("button", name="Play").click()  # and Play starts again from 0, not from ≥ 0.3 s
-    page.wait_for_timeout(100)
+    expect(status).to_contain_text("t = 0.00 s")
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    speed.select_option("0.5×")
+    lab.get_by_role("button", name="Play").click()
+    wait_until(lambda: reading(lab, "t") > 0)
     lab.get_by_role("button", name="Pause").click()
     expect(lab.get_by_role("button", name="Play")).to_be_visible()
-    assert reading(lab, "t") < 0.3
+    assert 0 < reading(lab, "t") < PLAYED

@@ -12,7 +12,8 @@ from app.content import Exercise, Lesson, load_lessons
 from app.exercise import shown_setting
 from labs.timed import format_number
 from tests.conftest import ARTIFACTS
-from tests.student import reading, type_value
+from tests.student import plots_laid_out, step_until, type_value
+from tests.waiting import nothing_happens_for
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +28,7 @@ def open_exercise_from_index(page: Page, lesson: Lesson, exercise: Exercise) -> 
     listing.get_by_role("link", name=exercise.title).click()
     lab = page.get_by_role("region", name=lab_kinds()[exercise.lab].title)
     region = page.get_by_role("region", name=f"Exercise: {exercise.title}")
-    expect(region).to_be_visible(timeout=20_000)
+    expect(region).to_be_visible()
     expect(lab.get_by_role("status").first).to_contain_text("=")
     return lab, region
 
@@ -61,10 +62,8 @@ def do_exercise(page: Page, lesson: Lesson, exercise: Exercise, prediction: floa
             lab.get_by_role("combobox", name="Speed").select_option("4×")
             lab.get_by_role("button", name="Play").click()
         else:
-            while reading(lab, "t") < step.value:
-                lab.get_by_role("button", name="Step").click()
-                page.wait_for_timeout(150)
-        expect(steps.get_by_role("listitem").nth(index - 1)).to_contain_text("(done)", timeout=20_000)
+            step_until(lab, step.value)
+        expect(steps.get_by_role("listitem").nth(index - 1)).to_contain_text("(done)")
     return region
 
 
@@ -72,7 +71,7 @@ def do_exercise(page: Page, lesson: Lesson, exercise: Exercise, prediction: floa
 def test_right_prediction_is_correct(page, lesson, exercise):
     region = do_exercise(page, lesson, exercise, exercise.answer, use_play=True)
     feedback = region.get_by_role("status")
-    expect(feedback).to_contain_text("Correct", timeout=20_000)
+    expect(feedback).to_contain_text("Correct")
     assert feedback.inner_text().startswith("Correct")
     expect(region).to_contain_text("Why:")
 
@@ -84,7 +83,7 @@ def test_wrong_prediction_is_not_quite(page, lesson, exercise):
     wrong = slip.answer if slip else exercise.answer + 10 * exercise.tolerance + 3
     region = do_exercise(page, lesson, exercise, wrong, use_play=False)
     feedback = region.get_by_role("status")
-    expect(feedback).to_contain_text("Not quite", timeout=20_000)
+    expect(feedback).to_contain_text("Not quite")
     assert feedback.inner_text().startswith("Not quite")
     expect(feedback).to_contain_text(f"the lab shows {exercise.answer:.2f}")
     if slip:
@@ -94,10 +93,10 @@ def test_wrong_prediction_is_not_quite(page, lesson, exercise):
 def test_progress_survives_a_reload(page):
     lesson, exercise = CASES[0]
     region = do_exercise(page, lesson, exercise, exercise.answer, use_play=True)
-    expect(region.get_by_role("status")).to_contain_text("Correct", timeout=20_000)
+    expect(region.get_by_role("status")).to_contain_text("Correct")
     page.reload()
     region = page.get_by_role("region", name=f"Exercise: {exercise.title}")
-    expect(region).to_contain_text("You finished this exercise before", timeout=20_000)
+    expect(region).to_contain_text("You finished this exercise before")
     page.goto(page.base_url + "/")
     listing = page.get_by_role("list", name=f"Exercises in {lesson.title}")
     expect(listing.get_by_role("listitem").first).to_contain_text("done")
@@ -109,17 +108,17 @@ def test_progress_survives_a_reload(page):
 def test_lesson_links_and_bad_urls(page):
     page.goto(page.base_url + "/")
     page.get_by_role("link", name=LESSONS[0].title).click()
-    expect(page.get_by_role("region", name="Queue lab")).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("region", name="Queue lab")).to_be_visible()
     page.get_by_role("link", name=f"Next: {LESSONS[1].title} →").first.click()
-    expect(page.get_by_role("heading", name=LESSONS[1].title, level=1)).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("heading", name=LESSONS[1].title, level=1)).to_be_visible()
     page.get_by_role("link", name="← All lessons and labs").click()
-    expect(page.get_by_role("navigation", name="Lessons")).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("navigation", name="Lessons")).to_be_visible()
     page.expects_404 = True
     response = page.goto(page.base_url + "/lesson?id=nope")
     assert response is not None and response.status == 404
     expect(page.get_by_role("alert")).to_contain_text("There is no lesson called nope")
     page.goto(page.base_url + f"/lesson?id={LESSONS[0].slug}&exercise=nope")
-    expect(page.get_by_role("alert")).to_contain_text("no exercise called 'nope'", timeout=20_000)
+    expect(page.get_by_role("alert")).to_contain_text("no exercise called 'nope'")
     expect(page.get_by_role("region", name="Queue lab")).to_be_visible()
 
 
@@ -128,7 +127,7 @@ def test_screenshot_of_a_lesson(page, width):
     lesson, exercise = CASES[0]
     page.set_viewport_size({"width": width, "height": 900})
     lab, region = open_exercise_from_index(page, lesson, exercise)
-    page.wait_for_timeout(800)
+    plots_laid_out(page)
     scroll_width = page.evaluate("document.documentElement.scrollWidth")
     assert scroll_width <= width + 1, f"the page scrolls sideways at {width} px ({scroll_width} px wide)"
     box_lab, box_text = lab.bounding_box(), region.bounding_box()
@@ -140,14 +139,12 @@ def test_screenshot_of_a_lesson(page, width):
     page.screenshot(path=str(ARTIFACTS / f"lesson-{width}px.png"), full_page=True)
 
 
-def _hover_on_the_roofline(page: Page, lab: Locator) -> int:
-    """Move the mouse onto the roofline plot and count the roof's hover tooltips shown."""
+def _hover_on_the_roofline(page: Page, lab: Locator) -> Locator:
+    """Move the mouse onto the roof of the roofline plot; return the roof's hover tooltips."""
     box = lab.locator(".bk-Canvas").first.bounding_box()
     page.mouse.move(box["x"] + 2, box["y"] + 2)
-    page.wait_for_timeout(200)
-    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5)
-    page.wait_for_timeout(800)
-    return page.get_by_text("FLOP/byte: attainable").count()
+    page.mouse.move(box["x"] + box["width"] * 0.5, box["y"] + box["height"] * 0.5, steps=4)
+    return page.get_by_text("FLOP/byte: attainable")
 
 
 def test_nothing_gives_the_answer_away_until_the_exercise_has_run(page):
@@ -163,11 +160,13 @@ def test_nothing_gives_the_answer_away_until_the_exercise_has_run(page):
     text = status.inner_text()
     assert "800" not in text and "10" not in text, text  # neither the answer nor 8 GFLOP / 10 ms
     lab.scroll_into_view_if_needed()
-    assert _hover_on_the_roofline(page, lab) == 0, "the roof's hover prints attainable"
+    tooltips = _hover_on_the_roofline(page, lab)
+    nothing_happens_for(page, 1.0)  # the one window: hovering shows no tooltip (it does below, once run)
+    assert tooltips.count() == 0, "the roof's hover prints attainable"
     region.get_by_role("textbox", name="Your prediction").fill("800")
     region.get_by_role("button", name="Lock prediction").click()
     lab.get_by_role("combobox", name="Speed").select_option("4×")
     lab.get_by_role("button", name="Play").click()
-    expect(region.get_by_role("status")).to_contain_text("Correct", timeout=20_000)
+    expect(region.get_by_role("status")).to_contain_text("Correct")
     expect(status).to_contain_text("ridge = 10 FLOP/byte")
-    assert _hover_on_the_roofline(page, lab) == 1, "the hover is back once the exercise has run"
+    expect(_hover_on_the_roofline(page, lab)).to_have_count(1)  # the hover is back once the exercise has run

@@ -36,7 +36,7 @@ def test_an_exercise_through_panel_serve(page):
     page.get_by_role("list", name=f"Exercises in {lesson.title}").get_by_role("link", name=exercise.title).click()
     lab = page.get_by_role("region", name="Queue lab")
     region = page.get_by_role("region", name=f"Exercise: {exercise.title}")
-    expect(region).to_be_visible(timeout=20_000)
+    expect(region).to_be_visible()
     expect(lab.get_by_role("status").first).to_contain_text("=")
     steps = region.get_by_role("list", name="Steps").get_by_role("listitem")
     lab.get_by_role("button", name="Reset").click()
@@ -51,12 +51,12 @@ def test_an_exercise_through_panel_serve(page):
     lab.get_by_role("button", name="Step").click()
     expect(lab.get_by_role("status").first).to_contain_text("t = 1.00 s")
     lab.get_by_role("button", name="Step").click()
-    expect(region.get_by_role("status")).to_contain_text("Correct", timeout=20_000)
+    expect(region.get_by_role("status")).to_contain_text("Correct")
 
 
 def test_the_index_links_every_lab_and_it_opens(page):
     page.goto(page.base_url + "/")
     for lab in registrations():
         page.get_by_role("link", name=lab.title).click()
-        expect(page.get_by_role("region", name=lab.title)).to_be_visible(timeout=20_000)
+        expect(page.get_by_role("region", name=lab.title)).to_be_visible()
         page.go_back()

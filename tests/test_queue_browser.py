@@ -28,7 +28,7 @@ def set_rates(lab, arrival: str, service: str) -> None:
 def test_index_links_to_the_queue_lab(page):
     page.goto(page.base_url + "/")
     page.get_by_role("link", name="Queue lab").click()
-    expect(page.get_by_role("region", name="Queue lab")).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("region", name="Queue lab")).to_be_visible()
 
 
 def test_growth_exercise_by_stepping(page):
@@ -47,7 +47,9 @@ def test_drain_exercise_by_playing(page):
     lab.get_by_role("button", name="Reset").click()
     set_rates(lab, "2", "3")
     expect(lab).to_contain_text("L = 2.00")
-    lab.get_by_role("combobox", name="Speed").select_option("2×")
+    # At 1× the backlog falls for 4 s of wall time and stays drained for 6 s more: readings taken one
+    # after another see both, on any machine that answers a read within seconds.
+    lab.get_by_role("combobox", name="Speed").select_option("1×")
     lab.get_by_role("button", name="Play").click()
     expect(lab.get_by_role("button", name="Pause")).to_be_visible()
     seen: list[tuple[float, float]] = []
@@ -57,11 +59,11 @@ def test_drain_exercise_by_playing(page):
         seen.append((now["t"], now["backlog"]))
         return seen[-1][0] >= 10
 
-    wait_until(sample_until_done, timeout=20)
+    wait_until(sample_until_done)
     for t, backlog in seen:
         assert backlog == pytest.approx(max(0.0, 4 - t), abs=0.011), (t, backlog)
     times = [t for t, _ in seen]
-    assert any(2.5 < t < 3.5 for t in times) and any(4 < t < 9 for t in times), times
+    assert any(0 < t < 4 for t in times) and any(4 < t < 10 for t in times), times  # drawn on the way
     assert [b for t, b in seen if t >= 4] and all(b == 0 for t, b in seen if t >= 4)
     expect(lab.get_by_role("button", name="Play")).to_be_visible()
     wait_for_reading(lab, "backlog", 0)
@@ -102,7 +104,7 @@ def test_edit_while_playing_keeps_the_browser_time(page):
     assert first >= 1.0
     lab.get_by_role("button", name="Pause").click()
     expect(lab.get_by_role("button", name="Play")).to_be_visible()
-    page.wait_for_timeout(500)
+    page.websocket_log.wait_for_quiet(page)  # the server has taken the reported t and answered
     now = readings(lab)
     assert now["t"] >= first
     assert now["backlog"] == pytest.approx(4 + now["t"], abs=0.011)
@@ -137,7 +139,7 @@ def test_play_exchanges_no_message_while_playing(page):
     lab = open_lab(page, "/queue", "Queue lab")
     set_rates(lab, "2", "3")
     play_and_pause_checking_the_websocket(page, lab)
-    assert 3.5 < reading(lab, "t") < 6
+    assert 3.5 < reading(lab, "t") < 10  # paused after the steady part, before the end
 
 
 def test_two_browsers_do_not_share_state(page, browser):
@@ -165,7 +167,7 @@ def test_arrivals_stop_at_drains_the_tail_and_clears_back_to_never(page):
     type_value(lab, "Arrivals stop at", "5")
     status = lab.get_by_role("status").first
     expect(status).to_contain_text("arrivals stop at 5 s")
-    lab.get_by_role("combobox", name="Speed").select_option("4×")
+    lab.get_by_role("combobox", name="Speed").select_option("1×")  # the tail drains for 3 s of wall time
     lab.get_by_role("button", name="Play").click()
     seen: list[tuple[float, float]] = []
 
@@ -174,7 +176,7 @@ def test_arrivals_stop_at_drains_the_tail_and_clears_back_to_never(page):
         seen.append((now["t"], now["backlog"]))
         return seen[-1][0] >= 10
 
-    wait_until(sample_until_done, timeout=20)
+    wait_until(sample_until_done)
     for t, backlog in seen:  # the browser interpolates between the model's breakpoints (5 s and 8 s)
         expected = 4 + t if t <= 5 else max(0.0, 9 - 3 * (t - 5))
         assert backlog == pytest.approx(expected, abs=0.011), (t, backlog)
