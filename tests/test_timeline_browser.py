@@ -18,7 +18,7 @@ def figures(model: TimelineModel) -> str:
 def test_index_links_to_the_timeline_lab(page):
     page.goto(page.base_url + "/")
     page.get_by_role("link", name="Bucket timeline lab").click()
-    expect(page.get_by_role("region", name="Bucket timeline lab")).to_be_visible(timeout=20_000)
+    expect(page.get_by_role("region", name="Bucket timeline lab")).to_be_visible()
 
 
 def test_defaults_step_and_the_bucket_table(page):
@@ -40,7 +40,7 @@ def test_play_runs_in_the_browser_and_reaches_the_step_end(page):
     paused_at = reading(lab, "t")
     assert 0 < paused_at < TimelineModel().step_time
     lab.get_by_role("button", name="Play").click()
-    wait_until(lambda: reading(lab, "t") >= round(TimelineModel().step_time, 2), timeout=30)  # shown to 2 decimals
+    wait_until(lambda: reading(lab, "t") >= round(TimelineModel().step_time, 2))  # shown to 2 decimals
     expect(lab.get_by_role("button", name="Play")).to_be_visible()
 
 
