@@ -123,7 +123,15 @@ class ExerciseCard(JSComponent):
         model.on(name, redraw)
       }
       if (model.scroll_into_view) {
-        setTimeout(() => section.scrollIntoView({ block: "start", behavior: "smooth" }), 600)
+        // Once the page has laid out, jump (no animation) to the card, unless the student has
+        // already pressed, typed or scrolled: a page that moves under a click loses the click (a
+        // Reset pressed in the lab as the old smooth scroll ran never reached the server).
+        let acted = false
+        const act = () => { acted = true }
+        for (const type of ["pointerdown", "keydown", "wheel", "touchstart"]) {
+          window.addEventListener(type, act, { capture: true, once: true })
+        }
+        setTimeout(() => { if (!acted) section.scrollIntoView({ block: "start" }) }, 600)
       }
       return section
     }

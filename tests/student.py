@@ -63,12 +63,16 @@ def step_until(lab: Locator, until: float) -> None:
 
 
 def plots_laid_out(page: Page) -> None:
-    """Wait until every plot canvas on the page has its size (Bokeh lays plots out after drawing them)."""
+    """Wait until every plot canvas shown on the page has its size (Bokeh lays plots out after drawing them).
+
+    A lab the page keeps hidden (a lesson's own lab while an exercise swaps in another) has canvases
+    without a box at all; those are not waited for.
+    """
     canvases = page.locator(".bk-Canvas")
 
     def sized() -> bool:
-        boxes = [canvas.bounding_box() for canvas in canvases.all()]
-        return bool(boxes) and all(box is not None and box["width"] > 0 and box["height"] > 0 for box in boxes)
+        shown = [box for box in (canvas.bounding_box() for canvas in canvases.all()) if box is not None]
+        return bool(shown) and all(box["width"] > 0 and box["height"] > 0 for box in shown)
 
     poll(sized, page=page, what="the plots laid out")
 

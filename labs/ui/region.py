@@ -22,9 +22,6 @@ class NamedRegion(JSComponent):
     heading = param.String(default="", doc="An optional visible heading (h2) at the top of the region.")
     controls = Children(default=[], doc="Controls shown in a row under the heading, wrapping as needed.")
     object = Child(doc="The Panel object shown inside the region, under the controls.")
-    scroll_into_view = param.Boolean(
-        default=False, doc="Scroll the region into view once rendered (a URL pointed at it)."
-    )
 
     _esm = """
     export function render({ model }) {
@@ -47,9 +44,6 @@ class NamedRegion(JSComponent):
       }
       section.append(model.get_child("object"))
       model.on("label", () => section.setAttribute("aria-label", model.label))
-      if (model.scroll_into_view) {
-        setTimeout(() => section.scrollIntoView({block: "start", behavior: "smooth"}), 600)
-      }
       return section
     }
     """
