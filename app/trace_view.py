@@ -30,6 +30,7 @@ from labs.ui.region import NamedRegion
 MAX_FILE = "200MB"
 READY_MARK, ISSUE_MARK = "▲", "▼"
 COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = "#1f6fb2", "#d4541a", "#c0392b"
+PROMPT = "Drop one trace file per rank to read its buckets."
 GANTT_KEYS = ("start", "end", "row", "color", "label", "height", "dy")
 
 
@@ -139,7 +140,7 @@ class TraceView(Viewer):
         self.drop.param.watch(self._dropped, "value")
         self.steps = pn.widgets.Select(label="Step", options={}, disabled=True, width=260)
         self.steps.param.watch(self._step_chosen, "value")
-        self.status = pn.pane.HTML(readout_html("Drop one trace file per rank to read its buckets."), margin=(5, 10))
+        self.status = pn.pane.HTML(readout_html(PROMPT), margin=(5, 10))
         self.alert = pn.pane.HTML("", margin=(0, 10))
         self.source = ColumnDataSource(data={key: [] for key in GANTT_KEYS})
         self.gantt = self._make_gantt()
@@ -241,7 +242,8 @@ class TraceView(Viewer):
             if self.message
             else ""
         )
-        if not self.traces:
+        if not self.traces:  # nothing read yet, nor now: back to the invitation (the alert says why)
+            self.status.object = readout_html(PROMPT)
             return
         numbers = self._step_numbers(self.traces)
         if self.step not in numbers:

@@ -77,7 +77,7 @@ def plots_laid_out(page: Page) -> None:
     poll(sized, page=page, what="the plots laid out")
 
 
-def play_and_pause_checking_the_websocket(page: Page, lab: Locator) -> None:
+def play_and_pause_checking_the_websocket(page: Page, lab: Locator, clock: str = "t") -> None:
     """Press Play, check nothing passes either way in steady Play, Pause, check the cycle's budget.
 
     design.md: no Bokeh message between page and server per frame while playing, and at most 2 each
@@ -85,14 +85,15 @@ def play_and_pause_checking_the_websocket(page: Page, lab: Locator) -> None:
     3.5 s (model time, at 1×): the page drew some 180 frames in between and may send or receive
     nothing. After Pause the page reports its t once; the cycle ends when the readout shows the
     server's answer to that report, and then nothing else may be on its way. Returns paused.
+    ``clock`` names the readout's figure that Play advances (the roofline's is ``device time``).
     """
     log = page.websocket_log  # type: ignore[attr-defined]
     log.wait_for_quiet(page)
     before = log.count()
     lab.get_by_role("button", name="Play").click()
-    poll(lambda: reading(lab, "t") > 0.5, page=page, what="t past 0.5 s while playing")
+    poll(lambda: reading(lab, clock) > 0.5, page=page, what=f"{clock} past 0.5 while playing")
     steady = log.count()
-    poll(lambda: reading(lab, "t") > 3.5, page=page, what="t past 3.5 s while playing")
+    poll(lambda: reading(lab, clock) > 3.5, page=page, what=f"{clock} past 3.5 while playing")
     assert log.since(steady) == [], log.messages
     expect(lab.get_by_role("button", name="Pause")).to_be_visible()  # still playing: it was steady Play
     lab.get_by_role("button", name="Pause").click()

@@ -161,7 +161,7 @@ def test_choosing_a_device_sets_p_and_b(page):
 def test_play_exchanges_no_message_while_playing(page):
     lab = open_lab(page, "/roofline", "Roofline lab")
     set_kernel(lab, "8", "100", "800")  # 10 s of playback at 1×
-    play_and_pause_checking_the_websocket(page, lab)
+    play_and_pause_checking_the_websocket(page, lab, clock="device time")
     assert 3.5 < reading(lab, "time") < 10  # device ms, one per second at 1×
     expect(lab.get_by_role("textbox", name="Arithmetic intensity I")).to_have_value("8")
     assert "attainable = 800 GFLOP/s" in readout(lab)

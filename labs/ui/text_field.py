@@ -58,7 +58,14 @@ class TextField(JSComponent):
         value: () => {  // never on other changes: the student may be typing
           // Nor while they are typing in it: a server change sent before their edit arrived (a Reset,
           // a preset) must not wipe it; Enter or leaving the field sends it, and the server answers.
-          if (!(editing && input.matches(":focus"))) input.value = model.value
+          if (editing && input.matches(":focus")) return
+          // A field whose whole text is selected (about to be typed over) stays selected: otherwise
+          // the server's value lands with the caret at its end and the typing is appended to it
+          // (the fuzz saw "4" + "8.6" shown as 48.6 after a Reset).
+          const all = input.matches(":focus") && input.value.length > 0 &&
+            input.selectionStart === 0 && input.selectionEnd === input.value.length
+          input.value = model.value
+          if (all) input.select()
         },
         error: () => {
           error.textContent = model.error
