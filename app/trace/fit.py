@@ -10,6 +10,7 @@ import numpy as np
 from app.trace.errors import TraceError
 from app.trace.ranks import RunTimeline
 from app.trace.timeline import StepTimeline
+from labs.timeline.schedule import ring_allreduce_ms
 
 MIB = 2**20
 BANDWIDTH_BOUNDS = (0.01, 10000.0)
@@ -54,12 +55,6 @@ def _timelines(source: StepTimeline | RunTimeline | Sequence[StepTimeline]) -> l
     if isinstance(source, RunTimeline):
         return list(source.timelines)
     return list(source)
-
-
-def ring_ms(nbytes: np.ndarray, ranks: int, bandwidth_gbps: float, latency_us: float) -> np.ndarray:
-    """The timeline lab's ring all-reduce time, ms (the same formula as ``labs.timeline.schedule``)."""
-    p = float(ranks)
-    return 2 * (p - 1) * latency_us / 1e3 + 2 * (p - 1) / p * np.asarray(nbytes, float) / (bandwidth_gbps * 1e6)
 
 
 def fit_network(source: StepTimeline | RunTimeline | Sequence[StepTimeline], ranks: int | None = None) -> NetworkFit:
@@ -110,7 +105,7 @@ def fit_network(source: StepTimeline | RunTimeline | Sequence[StepTimeline], ran
     fit_b = float(np.clip(bandwidth, *BANDWIDTH_BOUNDS))
     fit_a = float(np.clip(alpha, *LATENCY_BOUNDS))
     clamped = bool(clamped or fit_b != bandwidth or fit_a != alpha)
-    residual = durations - ring_ms(sizes, p, fit_b, fit_a)
+    residual = durations - np.asarray(ring_allreduce_ms(sizes, p, fit_b, fit_a), dtype=float)
     return NetworkFit(fit_b, fit_a, int(p), len(sizes), float(np.sqrt(np.mean(residual**2))), clamped)
 
 
