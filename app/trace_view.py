@@ -152,6 +152,9 @@ class TraceView(Viewer):
         self.lab = None
         self._run: RunTimeline | None = None
         self._timeline: StepTimeline | None = None
+        self._parsed: dict[str, RankTrace] = {}  # by file name, as in the dropper's list
+        self._problems: dict[str, str] = {}  # by file name: why it could not be read
+        self._reading: set[str] = set()
         drop_group = NamedRegion(label="Trace file", role="group", object=self.drop, sizing_mode="stretch_width")
         self.layout = NamedRegion(
             label="Trace",
@@ -201,27 +204,47 @@ class TraceView(Viewer):
 
     # ----- reading files ---------------------------------------------------------------------------
 
-    async def _dropped(self, event: param.parameterized.Event) -> None:
-        files = dict(event.new or {})
-        if not files:
-            return
-        self.status.object = readout_html(f"Reading {len(files)} file{'s' * (len(files) != 1)}…", busy=True)
+    async def _dropped(self, _event: param.parameterized.Event) -> None:
+        """Read each newly arrived file once; show what the dropper's list holds when nothing is left to read.
+
+        FileDropper reports each file as its last chunk lands, so two files dropped together arrive as
+        two events, and a file removed from the list as a third. The page always shows the files in
+        the list: new bytes are parsed (in a worker thread) and then blanked, so a session keeps its
+        parsed events but not the raw file.
+        """
+        files = self.drop.value
+        new = {name: data for name, data in files.items() if data and name not in self._reading}
+        self._reading.update(new)
+        if new:
+            waiting = len(self._reading)
+            self.status.object = readout_html(f"Reading {waiting} file{'s' * (waiting != 1)}…", busy=True)
         loop = asyncio.get_running_loop()
-        parsed, problems = [], []
-        for name, data in files.items():
+        for name, data in new.items():
+            files[name] = b""  # the bytes go once read; the name stays, as in the dropper's list
+            raw = data if isinstance(data, bytes) else bytes(data, "utf-8")
+            self._parsed.pop(name, None)
+            self._problems.pop(name, None)
             try:
-                raw = data if isinstance(data, bytes) else bytes(data, "utf-8")
-                parsed.append(
-                    await loop.run_in_executor(None, lambda raw=raw, name=name: parse_trace(raw, source=name))
+                self._parsed[name] = await loop.run_in_executor(
+                    None, lambda raw=raw, name=name: parse_trace(raw, source=name)
                 )
             except TraceError as refusal:
-                problems.append(str(refusal))
+                self._problems[name] = str(refusal)
             except Exception as error:  # noqa: BLE001 (a parser bug must not leave the page reading forever)
-                problems.append(f"{name}: could not be read ({type(error).__name__}); nothing else changed.")
-        self.drop.value = {}  # the bytes go: the parsed events stay, in this session only
-        self.message = " ".join(problems)
-        if parsed:
-            self.traces = parsed
+                self._problems[name] = f"{name}: could not be read ({type(error).__name__}); nothing else changed."
+            finally:
+                self._reading.discard(name)
+        if self._reading:
+            return  # another drop is still being read: the last one to finish shows them all
+        listed = list(self.drop.value)
+        for name in set(self._parsed) - set(listed):
+            del self._parsed[name]
+        for name in set(self._problems) - set(listed):
+            del self._problems[name]
+        for name in set(listed) - set(self._parsed) - set(self._problems):
+            self._problems[name] = f"{name}: the file is empty; nothing else changed."
+        self.message = " ".join(self._problems[name] for name in listed if name in self._problems)
+        self.traces = [self._parsed[name] for name in listed if name in self._parsed]
         pn.state.execute(self._show, schedule=True)  # back under the document's lock, after the await
 
     def _step_chosen(self, event: param.parameterized.Event) -> None:
@@ -263,7 +286,7 @@ class TraceView(Viewer):
         self.figure.x_range.update(start=min(data["start"], default=0), end=max(data["end"], default=1) * 1.03)
         self.source.data = data
         self.figure.visible = True
-        self.status.object = readout_html(html.escape(figures_text(tl)))
+        self.status.object = readout_html(html.escape(f"ranks = {len(shown)} · {figures_text(tl)}"))
         self.table.object = bucket_table(run, tl)
         self.open_lab.disabled = False
         self._run, self._timeline = run, tl

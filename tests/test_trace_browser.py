@@ -24,10 +24,20 @@ def expected(paths: list[Path], step: int | None = None) -> str:
     return figures_text(next(t for t in run.timelines if t.rank == run.last_ready_rank[-1]))
 
 
-def drop(page: Page, paths: list[Path]):
-    page.goto(page.base_url + "/trace")  # type: ignore[attr-defined]
+def readout(paths: list[Path], step: int | None = None) -> str:
+    """The readout as the page should show it for these files."""
+    return f"ranks = {len(paths)} · {expected(paths, step)}"
+
+
+def add_files(page: Page, paths: list[Path]) -> None:
+    """Put files in the dropper, as choosing them in the file dialog does."""
     group = page.get_by_role("group", name="Trace file")
     group.locator("input[type=file]").set_input_files([str(p) for p in paths])
+
+
+def drop(page: Page, paths: list[Path]):
+    page.goto(page.base_url + "/trace")  # type: ignore[attr-defined]
+    add_files(page, paths)
     return page.get_by_role("region", name="Trace")
 
 
@@ -40,7 +50,7 @@ def test_the_index_links_to_the_trace_page(page):
 def test_two_ranks_give_the_figures_a_step_and_the_model_beside_them(page):
     trace = drop(page, GLOO)
     status = trace.get_by_role("status").first
-    expect(status).to_contain_text(expected(GLOO))
+    expect(status).to_contain_text(readout(GLOO))
     table = trace.get_by_role("table")
     expect(table.get_by_role("columnheader", name="last ready")).to_be_visible()
     expect(table.get_by_role("row")).to_have_count(5)  # a header and four buckets
@@ -57,8 +67,22 @@ def test_two_ranks_give_the_figures_a_step_and_the_model_beside_them(page):
     expect(comparison).not_to_have_text(before)  # the model's prediction follows the new layout
     steps = trace.get_by_role("combobox", name="Step")
     steps.select_option(label="step 2")
-    expect(status).to_contain_text(expected(GLOO, 2))
+    expect(status).to_contain_text(readout(GLOO, 2))
     expect(comparison).not_to_have_text(before)
+
+
+def test_files_added_one_at_a_time_and_removed_follow_the_list(page):
+    trace = drop(page, GLOO[:1])
+    status = trace.get_by_role("status").first
+    expect(status).to_contain_text(readout(GLOO[:1]))
+    add_files(page, GLOO[1:])  # the second rank comes later: the page reads both together
+    expect(status).to_contain_text(readout(GLOO))
+    expect(trace.get_by_role("table").get_by_role("columnheader", name="last ready")).to_be_visible()
+    group = page.get_by_role("group", name="Trace file")
+    group.locator(".filepond--item").filter(has_text=GLOO[0].name).get_by_role("button", name="Remove").click()
+    expect(status).to_contain_text(readout(GLOO[1:]))  # what is left in the list is what is read
+    group.locator(".filepond--item").filter(has_text=GLOO[1].name).get_by_role("button", name="Remove").click()
+    expect(status).to_contain_text("Drop one trace file per rank")
 
 
 @pytest.mark.parametrize(
