@@ -47,6 +47,13 @@ def figures_text(tl: StepTimeline) -> str:
     )
 
 
+def alert_html(message: str) -> str:
+    """The alert line: why files could not be read or combined (empty when all is well)."""
+    if not message:
+        return ""
+    return f'<p role="alert" style="color:#a4000f;font-weight:600">{html.escape(message)}</p>'
+
+
 def measured_window(tl: StepTimeline) -> tuple[float, float]:
     """Backward's start to the optimizer's start, in ms from backward's start: the window the lab models."""
     return 0.0, (tl.optimizer_start - tl.backward_start) / 1e3
@@ -155,11 +162,16 @@ class TraceView(Viewer):
         self._parsed: dict[str, RankTrace] = {}  # by file name, as in the dropper's list
         self._problems: dict[str, str] = {}  # by file name: why it could not be read
         self._reading: set[str] = set()
+        self._shown = ""  # the readout's figures as last shown
+        self._listed: list[str] = []  # the files read, in the dropper's order
+        self._given: dict[str, int] = {}  # by file name: the rank its reader chose, for a file without one
+        self._unnamed: list[str] = []  # the files a rank picker is shown for
+        self.rank_pickers = pn.Column(sizing_mode="stretch_width")
         drop_group = NamedRegion(label="Trace file", role="group", object=self.drop, sizing_mode="stretch_width")
         self.layout = NamedRegion(
             label="Trace",
             heading="Your trace",
-            controls=[drop_group, self.steps],
+            controls=[drop_group, self.rank_pickers, self.steps],
             object=pn.Column(
                 self.alert,
                 self.status,
@@ -244,8 +256,41 @@ class TraceView(Viewer):
         for name in set(listed) - set(self._parsed) - set(self._problems):
             self._problems[name] = f"{name}: the file is empty; nothing else changed."
         self.message = " ".join(self._problems[name] for name in listed if name in self._problems)
-        self.traces = [self._parsed[name] for name in listed if name in self._parsed]
-        pn.state.execute(self._show, schedule=True)  # back under the document's lock, after the await
+        self._listed = [name for name in listed if name in self._parsed]
+        pn.state.execute(self._assemble, schedule=True)  # back under the document's lock, after the await
+
+    # ----- ranks the files do not name ------------------------------------------------------------
+
+    def _assemble(self) -> None:
+        """The traces in the list's order, each with the rank its reader gave where the file has none."""
+        for name in set(self._given) - set(self._listed):
+            del self._given[name]
+        parsed = [self._parsed[name] for name in self._listed]
+        world = max((t.world_size or 0 for t in parsed), default=0) or len(parsed)
+        unnamed = [name for name in self._listed if self._parsed[name].needs_rank] if len(parsed) > 1 else []
+        if unnamed != self._unnamed:
+            self._unnamed = unnamed
+            self.rank_pickers.objects = [self._rank_picker(name, world) for name in unnamed]
+        self.traces = [
+            self._parsed[name].with_rank(self._given[name], world)
+            if name in self._given and name in unnamed
+            else self._parsed[name]
+            for name in self._listed
+        ]
+        self._show()
+
+    def _rank_picker(self, name: str, world: int) -> pn.widgets.Select:
+        options = {"not said yet": -1, **{f"rank {r}": r for r in range(world)}}
+        picker = pn.widgets.Select(name=f"Rank of {name}", options=options, value=self._given.get(name, -1), width=260)
+        picker.param.watch(lambda event, name=name: self._rank_given(name, event.new), "value")
+        return picker
+
+    def _rank_given(self, name: str, rank: int) -> None:
+        if rank < 0:
+            self._given.pop(name, None)
+        else:
+            self._given[name] = rank
+        self._assemble()
 
     def _step_chosen(self, event: param.parameterized.Event) -> None:
         if event.new is not None and event.new != self.step:
@@ -260,12 +305,9 @@ class TraceView(Viewer):
         return run, next(t for t in run.timelines if t.rank == last)
 
     def _show(self) -> None:
-        self.alert.object = (
-            f'<p role="alert" style="color:#a4000f;font-weight:600">{html.escape(self.message)}</p>'
-            if self.message
-            else ""
-        )
+        self.alert.object = alert_html(self.message)
         if not self.traces:  # nothing read yet, nor now: back to the invitation (the alert says why)
+            self._shown = ""
             self.status.object = readout_html(PROMPT)
             return
         numbers = self._step_numbers(self.traces)
@@ -275,8 +317,14 @@ class TraceView(Viewer):
         try:
             run, tl = self._read()
         except TraceError as refusal:
-            self.message = str(refusal)
-            self.alert.object = f'<p role="alert" style="color:#a4000f;font-weight:600">{html.escape(str(refusal))}</p>'
+            said = str(refusal)
+            if refusal.source in self._unnamed:
+                said = (
+                    f"{refusal.source}: the file has no rank information (no distributedInfo): "
+                    f"choose its rank in “Rank of {refusal.source}”."
+                )
+            self.alert.object = alert_html(" ".join(filter(None, [self.message, said])))
+            self.status.object = readout_html(html.escape(self._shown) if self._shown else PROMPT)
             return
         shown = list(run.timelines) if run is not None else [tl]
         data = gantt_columns(shown)
@@ -286,7 +334,8 @@ class TraceView(Viewer):
         self.figure.x_range.update(start=min(data["start"], default=0), end=max(data["end"], default=1) * 1.03)
         self.source.data = data
         self.figure.visible = True
-        self.status.object = readout_html(html.escape(f"ranks = {len(shown)} · {figures_text(tl)}"))
+        self._shown = f"ranks = {len(shown)} · {figures_text(tl)}"
+        self.status.object = readout_html(html.escape(self._shown))
         self.table.object = bucket_table(run, tl)
         self.open_lab.disabled = False
         self._run, self._timeline = run, tl

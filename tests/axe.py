@@ -42,6 +42,4 @@ def audit(page) -> list[dict]:
 
 def describe(violations: list[dict]) -> str:
     """One line per violation, for an assertion message."""
-    return "\n".join(
-        f"{v['impact']}: {v['id']} ×{v['count']} ({v['help']}) at {v['targets']}" for v in violations
-    )
+    return "\n".join(f"{v['impact']}: {v['id']} ×{v['count']} ({v['help']}) at {v['targets']}" for v in violations)

@@ -172,9 +172,7 @@ def test_a_lesson_survives_a_server_restart(phone_page: Page, restartable: Resta
 
     lab = page.get_by_role("region", name="Queue lab")
     expect(lab.get_by_role("status").first).to_contain_text("=")
-    expect(page.get_by_role("region", name=FINISHED)).to_contain_text(
-        "You finished this exercise before"
-    )
+    expect(page.get_by_role("region", name=FINISHED)).to_contain_text("You finished this exercise before")
     expect(lab.get_by_role("textbox", name=re.compile("^Arrival rate"))).to_have_value("2.5")
     expect(lab.get_by_role("textbox", name=re.compile("^Service rate"))).to_have_value("3.5")
     expect(page.get_by_role("region", name="Queue lab").get_by_label("M/M/1 reference")).to_contain_text(

@@ -15,7 +15,6 @@ from tests.headless import field, send, status_text
 LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "buckets")
 
 
-
 def type_into(lab, control, value):
     field(lab, control).input.value = str(value)
 

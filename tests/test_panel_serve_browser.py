@@ -15,6 +15,7 @@ from tests.student import type_value
 
 pytestmark = pytest.mark.browser
 
+
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     """The README's command, run by a shell in the repository (so its glob expands), on a free port."""

@@ -44,7 +44,7 @@ def test_table_html_escapes_and_reads_as_a_captioned_table():
     text = PlotText("Backlog plot", "x", ("t (s)", "<b>"), [["1.00", "<script>"]])
     table = text.table_html(0)
     assert "<script>" not in table and "&lt;script&gt;" in table and "&lt;b&gt;" in table
-    assert '<caption>Backlog plot</caption>' in table and '<th scope="col">' in table
+    assert "<caption>Backlog plot</caption>" in table and '<th scope="col">' in table
     assert "Show the backlog plot as a table" in table
     assert PlotText("Empty", "x").table_html(0) == ""
 

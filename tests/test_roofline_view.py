@@ -20,9 +20,6 @@ from tests.headless import field, send, status_text
 H100, H200, A100 = list(DEVICES)[1:4]
 
 
-
-
-
 def type_in(lab: RooflineLab, control: str, value: str) -> None:
     field(lab, control).input.value = value
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 from pathlib import Path
 
 import pytest
@@ -83,6 +85,20 @@ def test_files_added_one_at_a_time_and_removed_follow_the_list(page):
     expect(status).to_contain_text(readout(GLOO[1:]))  # what is left in the list is what is read
     group.locator(".filepond--item").filter(has_text=GLOO[1].name).get_by_role("button", name="Remove").click()
     expect(status).to_contain_text("Drop one trace file per rank")
+
+
+def test_a_file_without_its_rank_is_asked_for_it(page, tmp_path):
+    data = json.loads(gzip.decompress(GLOO[0].read_bytes()))
+    del data["distributedInfo"]
+    bare = tmp_path / "no_rank.json"
+    bare.write_text(json.dumps(data))
+    trace = drop(page, [bare, GLOO[1]])
+    asked = trace.get_by_role("alert").filter(has_text="no rank information")  # FilePond has an alert of its own
+    expect(asked).to_contain_text("choose its rank in “Rank of no_rank.json”")
+    expect(trace.get_by_role("status").first).to_contain_text("Drop one trace file per rank")
+    trace.get_by_role("combobox", name="Rank of no_rank.json").select_option(label="rank 0")
+    expect(trace.get_by_role("status").first).to_contain_text(readout(GLOO))
+    expect(asked).to_have_count(0)
 
 
 @pytest.mark.parametrize(

@@ -327,6 +327,30 @@ def test_no_rank_information_asks():
         combine_ranks([trace, parsed("schedule", 1)])
 
 
+def test_a_rank_given_by_the_reader_combines_like_distributed_info(tmp_path, capsys):
+    data = json.loads(gzip.decompress(raw("schedule", 0)))
+    del data["distributedInfo"]
+    bare = parse_trace(synth.encode(data), source="a.json")
+    given = bare.with_rank(0, 2)
+    assert (given.rank, given.world_size, given.rank_from) == (0, 2, "given") and bare.rank is None
+    both = combine_ranks([given, parsed("schedule", 1)])
+    whole = combine_ranks([parsed("schedule", 0), parsed("schedule", 1)])
+    assert both.last_ready_rank == whole.last_ready_rank
+    assert [t.tail_ms for t in both.timelines] == [t.tail_ms for t in whole.timelines]
+    assert parsed("schedule", 1).with_rank(0).rank == 1  # distributedInfo wins
+    with pytest.raises(TraceError, match="count from 0"):
+        bare.with_rank(-1)
+    path = tmp_path / "a.json"
+    path.write_bytes(synth.encode(data))
+    other = str(FIXTURES / "gloo_schedule_rank1.json.gz")
+    assert cli([str(path), other]) == 1  # asked which rank it is
+    assert "no rank information" in capsys.readouterr().err
+    assert cli([str(path), other, "--ranks", "0,1"]) == 0
+    assert "all-reduces = 4" in capsys.readouterr().out
+    assert cli([str(path), other, "--ranks", "0"]) == 1
+    assert "give one per file" in capsys.readouterr().err
+
+
 def test_ranks_from_different_runs():
     with pytest.raises(TraceError, match="loaded twice"):
         combine_ranks([parsed("schedule", 0), parsed("schedule", 0)])

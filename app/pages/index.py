@@ -53,8 +53,7 @@ def course_list(progress: ProgressStore) -> str:
             for lab in registrations()
         )
         + '<li><a href="./trace">Trace</a>: your own PyTorch profiler trace of DDP, read as the bucket '
-        "timeline and put beside the model.</li>"
-        + "</ul></nav>"
+        "timeline and put beside the model.</li>" + "</ul></nav>"
     )
 
 

@@ -32,6 +32,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("files", nargs="+", metavar="FILE", help="Chrome trace (.json or .json.gz), one per rank")
     parser.add_argument("--step", type=int, default=None, help="step number (default: the last one)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
+    parser.add_argument(
+        "--ranks",
+        type=lambda text: [int(r) for r in text.split(",")],
+        default=[],
+        metavar="R0,R1,...",
+        help="the rank of each file, in order, for traces without distributedInfo (which wins where present)",
+    )
     args = parser.parse_args(argv)
     limits = Limits()
     try:
@@ -46,6 +53,10 @@ def main(argv: list[str] | None = None) -> int:
             except OSError as err:
                 raise TraceError(f"cannot read the file ({err.strerror or err})", name) from None
             traces.append(parse_trace(data, source=name, limits=limits))
+        if args.ranks:
+            if len(args.ranks) != len(traces):
+                raise TraceError(f"--ranks names {len(args.ranks)} ranks for {len(traces)} files: give one per file")
+            traces = [t.with_rank(r, len(traces)) for t, r in zip(traces, args.ranks, strict=True)]
         if len(traces) == 1:
             run = traces[0].timeline(args.step)
             last_ready = None

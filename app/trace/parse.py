@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.trace.errors import TraceError
 from app.trace.events import FSDP_MARKERS, Event, compact
@@ -54,6 +54,27 @@ class RankTrace:
     def needs_rank(self) -> bool:
         """Whether the trace lacks rank information (the UI should ask which rank it is)."""
         return self.rank is None
+
+    def with_rank(self, rank: int, world_size: int | None = None) -> RankTrace:
+        """The same trace with the rank (and world size) its reader says it has.
+
+        Parameters
+        ----------
+        rank : int
+            The rank, 0 or more.
+        world_size : int, optional
+            How many ranks ran; kept from the file when not given.
+
+        Returns
+        -------
+        RankTrace
+            A copy; a trace with ``distributedInfo`` keeps its own rank.
+        """
+        if self.rank_from == "distributedInfo":
+            return self
+        if rank < 0:
+            raise TraceError(f"rank {rank} cannot be a rank: ranks count from 0", self.source)
+        return replace(self, rank=rank, world_size=world_size or self.world_size, rank_from="given")
 
     def require_rank(self) -> int:
         """The rank, or a TraceError asking for it.
