@@ -111,6 +111,9 @@ def test_lesson_links_and_bad_urls(page):
     expect(page.get_by_role("region", name="Queue lab")).to_be_visible()
     page.get_by_role("link", name=f"Next: {LESSONS[1].title} →").first.click()
     expect(page.get_by_role("heading", name=LESSONS[1].title, level=1)).to_be_visible()
+    page.get_by_role("link", name="Trace page").click()  # lesson 2 sends a student to their own trace
+    expect(page.get_by_role("group", name="Trace file")).to_be_visible()
+    page.go_back()
     page.get_by_role("link", name="← All lessons and labs").click()
     expect(page.get_by_role("navigation", name="Lessons")).to_be_visible()
     page.expects_404 = True
