@@ -8,7 +8,7 @@ PORT ?= 5006
 AXE_VERSION := 4.14.1
 AXE := .cache/axe/node_modules/axe-core/axe.min.js
 
-.PHONY: serve serve-cluster test lint bench browser clean
+.PHONY: serve serve-cluster test lint bench browser system-packages clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -30,19 +30,24 @@ serve: $(VENV)/.installed
 serve-cluster: $(VENV)/.installed
 	$(BIN)/python deploy/cluster.py
 
-# Playwright drives /usr/bin/chromium when present (Debian's chromium package, which .ci/run
-# installs); elsewhere it downloads its own Chromium once.
-browser: $(VENV)/.installed-test
+# Chromium, nginx and npm from Debian's packages when apt-get can be used (root or passwordless
+# sudo); otherwise one line naming the command to run. See tools/system-packages.
+system-packages:
+	@tools/system-packages
+
+# Playwright drives /usr/bin/chromium when present (Debian's chromium package, which
+# system-packages installs); elsewhere it downloads its own Chromium once.
+browser: $(VENV)/.installed-test system-packages
 	@if [ -x /usr/bin/chromium ]; then echo "Using /usr/bin/chromium"; \
 	else $(BIN)/python -m playwright install chromium; fi
 
-# axe-core for the accessibility tests, from the npm registry (npm comes with Node.js; .ci/run
-# installs Debian's npm where it is missing).
-$(AXE):
+# axe-core for the accessibility tests, from the npm registry (npm comes with Node.js;
+# system-packages installs Debian's npm where it is missing).
+$(AXE): | system-packages
 	@command -v npm >/dev/null || { echo "make test needs npm to install axe-core (Debian: apt-get install npm)"; exit 1; }
 	npm install --silent --no-audit --no-fund --no-save --prefix .cache/axe axe-core@$(AXE_VERSION)
 
-test: $(VENV)/.installed-test browser $(AXE)
+test: system-packages $(VENV)/.installed-test browser $(AXE)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
