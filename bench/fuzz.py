@@ -1,7 +1,7 @@
 """Seeded fuzz at scale: random student actions across every lab and a lesson exercise, with counts.
 
 Starts the app (``python -m app``) on a free loopback port and drives it with Chromium
-(Playwright), using the engine of ``tests/test_fuzz_browser.py``: controls found by role and name,
+(Playwright), using the engine of ``tests/fuzzing.py``: controls found by role and name,
 ordinary and hostile typing, Step, Reset, Play/Pause, waits, selects; on the exercise page also
 Start this exercise / Try again and Lock prediction with any text. After every action the page's
 figures are checked against the models (backlog = max(0, q0 + (λ − μ)·t), attainable = min(P, I·B),
@@ -29,7 +29,7 @@ from bokeh_client import ROOT, AppServer
 
 sys.path.insert(0, str(ROOT))
 from tests.chromium import launch  # noqa: E402
-from tests.test_fuzz_browser import LABS, SEED, Tally, fuzz_lab, growth_exercise  # noqa: E402
+from tests.fuzzing import LABS, SEED, Tally, fuzz_lab, growth_exercise  # noqa: E402
 
 EXERCISE_PATH = "/lesson?id=overlap&exercise=growth"
 TARGETS = ("exercise", "queue", "roofline", "timeline")
@@ -65,9 +65,9 @@ def main() -> int:
             page.on("pageerror", lambda error, t=target: page_errors.append(f"{t}: {error}"))
             page.on(
                 "console",
-                lambda message, t=target: console_errors.append(f"{t}: {message.text}")
-                if message.type == "error"
-                else None,
+                lambda message, t=target: (
+                    console_errors.append(f"{t}: {message.text}") if message.type == "error" else None
+                ),
             )
             page.base_url = server.base_url  # type: ignore[attr-defined]
             before = sum(tally.actions.values())

@@ -46,11 +46,21 @@ class BareServer:
         self._log = tempfile.TemporaryFile()
         self.process = subprocess.Popen(
             [
-                sys.executable, "-m", "panel", "serve", "bench/bare_lesson.py",
-                "--port", str(self.port), "--address", "127.0.0.1",
-                "--allow-websocket-origin", f"127.0.0.1:{self.port}",
+                sys.executable,
+                "-m",
+                "panel",
+                "serve",
+                "bench/bare_lesson.py",
+                "--port",
+                str(self.port),
+                "--address",
+                "127.0.0.1",
+                "--allow-websocket-origin",
+                f"127.0.0.1:{self.port}",
             ],
-            cwd=ROOT, stdout=self._log, stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
             env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
         )
         self.pid = self.process.pid
@@ -123,11 +133,15 @@ def main() -> None:
         app.stop()
         bare.stop()
 
-    print(f"Server CPU per session open, lesson '{args.lesson}', {args.opens} opens each after "
-          f"{args.warmup} warm-up, settle {args.settle} s:")
+    print(
+        f"Server CPU per session open, lesson '{args.lesson}', {args.opens} opens each after "
+        f"{args.warmup} warm-up, settle {args.settle} s:"
+    )
     for name, values in costs.items():
-        print(f"  {name:5s}: median {statistics.median(values):7.1f} ms  mean {statistics.mean(values):7.1f} ms  "
-              f"min {min(values):7.1f}  max {max(values):7.1f}")
+        print(
+            f"  {name:5s}: median {statistics.median(values):7.1f} ms  mean {statistics.mean(values):7.1f} ms  "
+            f"min {min(values):7.1f}  max {max(values):7.1f}"
+        )
     ratio = statistics.median(costs["app"]) / statistics.median(costs["bare"])
     verdict = "within" if ratio <= BUDGET_RATIO else "OVER"
     print(f"  ratio app/bare (medians): {ratio:.2f}  ({verdict} the budget of {BUDGET_RATIO:.0f})")
