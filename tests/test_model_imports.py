@@ -14,6 +14,8 @@ PURE = [
     *sorted(LABS.glob("*/schedule.py")),
     LABS / "timeline" / "layers.py",
     LABS / "timeline" / "presets.py",
+    LABS / "timeline" / "controls.py",
+    LABS / "timeline" / "drawn.py",
     LABS / "timed.py",
     LABS / "numbers.py",
 ]

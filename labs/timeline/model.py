@@ -1,9 +1,10 @@
 """The bucket timeline: one data-parallel training step on one rank, and what breaks its overlap.
 
-Imports only param and numpy (and the pure modules beside it: the Layers field's language in
-:mod:`labs.timeline.layers`, the presets in :mod:`labs.timeline.presets`, and DDP's bucket layouts
-and the step's event simulation in :mod:`labs.timeline.schedule`, which this model feeds with its
-controls).
+Imports only param and numpy and the pure modules beside it: the controls and their text forms in
+:mod:`labs.timeline.controls` (which this model extends with what follows from them), the Layers
+field's language in :mod:`labs.timeline.layers`, the presets in :mod:`labs.timeline.presets`, DDP's
+bucket layouts and the step's event simulation in :mod:`labs.timeline.schedule`, and what the
+figures draw in :mod:`labs.timeline.drawn`.
 
 Units: gradient sizes in MiB (2^20 bytes), bucket caps in MiB, backward times and every time on
 the timeline in milliseconds, network bandwidth B in decimal GB/s (10^9 bytes/s), latency α in
@@ -17,7 +18,19 @@ from typing import NamedTuple
 import numpy as np
 import param
 
-from labs.timed import InvalidInput, TimedModel, format_number
+import labs.timeline.drawn as drawn
+from labs.timed import format_number
+from labs.timeline.controls import (
+    AFTER_REBUILD,
+    DEFAULT_CAPS,
+    FIND_UNUSED,
+    FIRST_ITERATION,
+    ITERATIONS,
+    LAYOUT_OF,
+    NONE,
+    TimelineControls,
+    nice_step,
+)
 from labs.timeline.layers import (
     MAX_LAYERS,
     MIB,
@@ -37,8 +50,7 @@ from labs.timeline.presets import (
     matching_preset,
     preset_layers,
 )
-from labs.timeline.schedule import FIRST_ITERATION as FIRST_LAYOUT
-from labs.timeline.schedule import REBUILT, REGISTRATION, Effects, Schedule, step_end, step_schedule
+from labs.timeline.schedule import Effects, Schedule, step_end, step_schedule
 
 __all__ = [
     "AFTER_REBUILD",
@@ -67,24 +79,8 @@ __all__ = [
     "to_bytes",
 ]
 
-AFTER_REBUILD = "After the bucket rebuild (iteration 2 on)"
-FIRST_ITERATION = "First iteration (one bucket)"
-FIND_UNUSED = "find_unused_parameters=True (registration order, never rebuilt)"
-ITERATIONS = (AFTER_REBUILD, FIRST_ITERATION, FIND_UNUSED)
-LAYOUT_OF = {AFTER_REBUILD: REBUILT, FIRST_ITERATION: FIRST_LAYOUT, FIND_UNUSED: REGISTRATION}
-"""The bucket layout (:mod:`labs.timeline.schedule`) each Iteration choice shows."""
-
-DEFAULT_CAPS = (1.0, 25.0)
-"""DDP's caps when ``bucket_cap_mb`` is not given: a 1 MiB first bucket, 25 MiB after it."""
-
-NONE = "none"
-"""How the Missing event and Rank skips a gradient choices read when off."""
-
 SWEEP_CAPS_MIB: tuple[float, ...] = tuple(0.25 * 2 ** (k / 4) for k in range(49))
 """The default bucket caps of :meth:`TimelineModel.step_time_sweep`: 0.25 to 1024 MiB, 4 per octave."""
-
-_ON = frozenset({"on", "yes", "true", "1", "checked"})
-_OFF = frozenset({"off", "no", "false", "0", "unchecked"})
 
 
 class Bucket(NamedTuple):
@@ -135,45 +131,7 @@ class Sweep(NamedTuple):
     step: np.ndarray
 
 
-def nice_step(duration: float) -> float:
-    """The largest 1, 2 or 5 × 10^k that is at most a tenth of ``duration`` (10 to 25 Steps).
-
-    Parameters
-    ----------
-    duration : float
-        A positive time.
-
-    Returns
-    -------
-    float
-        The step size.
-    """
-    target = duration / 10
-    exponent = int(np.floor(np.log10(target))) + 1
-    while True:
-        for mantissa in (5.0, 2.0, 1.0):
-            value = mantissa * 10.0**exponent
-            if value <= target * (1 + 1e-12):
-                return value
-        exponent -= 1
-
-
-def _default_step_end() -> float:
-    sizes, times = parse_layers(preset_layers(EQUAL_LAYERS))
-    return step_schedule(to_bytes(sizes), times, cap_to_bytes(1.0), cap_to_bytes(25.0), 8, 10.0, 0.0).step_end
-
-
-def _durations(s: Schedule) -> np.ndarray:
-    """Each bucket's all-reduce time: ``inf`` for one that never ends, ``nan`` for one never started."""
-    with np.errstate(invalid="ignore"):
-        return s.bucket_end - s.bucket_start
-
-
-def _numbered(word: str, value: int | None) -> str:
-    return NONE if value is None else f"{word} {value}"
-
-
-class TimelineModel(TimedModel):
+class TimelineModel(TimelineControls):
     """One data-parallel training step on one rank, DDP's buckets and what breaks the overlap (ms).
 
     **Backward.** The network's layers are given in forward order, each with a gradient size and a
@@ -215,168 +173,6 @@ class TimelineModel(TimedModel):
     them by one reaction (the shared transport reads them as parameters).
     """
 
-    controls = (
-        "layers",
-        "bucket_cap",
-        "first_bucket_cap",
-        "ranks",
-        "bandwidth",
-        "latency",
-        "straggler",
-        "compute_slowdown",
-        "comm_slowdown",
-        "launch_gap",
-        "preset",
-        "iteration",
-        "missing_event",
-        "skipped_layer",
-        "optimizer_waits",
-        "sync_each",
-    )
-    typed_controls = (
-        "layers",
-        "bucket_cap",
-        "first_bucket_cap",
-        "ranks",
-        "bandwidth",
-        "latency",
-        "straggler",
-        "compute_slowdown",
-        "comm_slowdown",
-        "launch_gap",
-    )
-    """The controls typed into a field: Layers as text, the others one number each."""
-    number_controls = typed_controls[1:]
-    """The controls typed as one number each."""
-    choice_controls = ("preset", "iteration", "missing_event", "skipped_layer")
-    """The controls chosen from a list (Model's Custom is shown, not chosen)."""
-    numbered_choices = {"missing_event": "bucket", "skipped_layer": "layer"}
-    """The choices of a bucket or a layer by its number ("none", "bucket 1", ...), and their word."""
-    switch_controls = ("optimizer_waits", "sync_each")
-    """The controls that are on or off (checkboxes)."""
-    CUSTOM = CUSTOM
-
-    t = param.Number(
-        default=0.0,
-        bounds=(0.0, None),
-        doc="Elapsed time in ms since this rank's backward began; never past the horizon.",
-    )
-    step_size = param.Number(
-        default=nice_step(_default_step_end()),
-        bounds=(0.0, None),
-        inclusive_bounds=(False, True),
-        doc="Derived, kept in step with the controls: how far one Step advances t, in ms.",
-    )
-    horizon = param.Number(
-        default=_default_step_end(),
-        bounds=(0.0, None),
-        inclusive_bounds=(False, True),
-        doc="Derived, kept in step with the controls: the end of what is drawn in ms, where Step and Play stop.",
-    )
-    preset = param.Selector(
-        objects=[*PRESETS, CUSTOM],
-        default=EQUAL_LAYERS,
-        label="Model",
-        doc=(
-            "A preset network: choosing one writes its layers into Layers; editing Layers shows "
-            f"{CUSTOM!r} unless the layers match a preset."
-        ),
-    )
-    layers = param.String(
-        default=preset_layers(EQUAL_LAYERS),
-        label="Layers",
-        doc="size:time pairs in forward order: each layer's gradient size in MiB and backward time in ms.",
-    )
-    bucket_cap = param.Number(
-        default=25.0,
-        bounds=(0.0, 1024.0),
-        inclusive_bounds=(False, True),
-        label="Bucket cap",
-        doc="DDP's bucket_cap_mb in MiB: every bucket after the first closes once it holds at least this much.",
-    )
-    first_bucket_cap = param.Number(
-        default=1.0,
-        bounds=(0.0, 1024.0),
-        inclusive_bounds=(False, True),
-        label="First bucket cap",
-        doc="The first bucket (the last layers' gradients) closes once it holds at least this many MiB.",
-    )
-    ranks = param.Number(
-        default=8.0,
-        bounds=(2.0, 4096.0),
-        label="Ranks p",
-        doc="p: how many ranks take part in each all-reduce; a whole number.",
-    )
-    bandwidth = param.Number(
-        default=10.0,
-        bounds=(0.01, 10000.0),
-        label="Network bandwidth B",
-        doc="B: network bandwidth per rank in decimal GB/s (10⁹ bytes/s).",
-    )
-    latency = param.Number(
-        default=0.0,
-        bounds=(0.0, 10000.0),
-        label="Latency α",
-        doc="α: the latency of one ring step in µs; a ring all-reduce takes 2(p−1) steps.",
-    )
-    straggler = param.Number(
-        default=0.0,
-        bounds=(0.0, 10000.0),
-        label="Straggler delay",
-        doc="d: the slowest rank produces every gradient d ms later than this rank, delaying every bucket.",
-    )
-    compute_slowdown = param.Number(
-        default=1.0,
-        bounds=(1.0, 100.0),
-        label="Compute slowdown while communicating",
-        doc="s_c: while an all-reduce is in flight, backward runs at 1/s_c of its solo speed (1 = no contention).",
-    )
-    comm_slowdown = param.Number(
-        default=1.0,
-        bounds=(1.0, 100.0),
-        label="Communication slowdown while computing",
-        doc="s_m: while backward runs, an all-reduce runs at 1/s_m of its solo speed (1 = no contention).",
-    )
-    launch_gap = param.Number(
-        default=0.0,
-        bounds=(0.0, 10000.0),
-        label="Launch gap",
-        doc="g: the host spends g ms issuing each all-reduce, after its bucket is ready and the last one was issued.",
-    )
-    iteration = param.Selector(
-        objects=list(ITERATIONS),
-        default=AFTER_REBUILD,
-        label="Iteration",
-        doc=(
-            "After the rebuild, buckets follow the observed ready order; the first iteration has one "
-            "bucket; find_unused_parameters=True keeps the registration-order layout, reversed."
-        ),
-    )
-    missing_event = param.Integer(
-        default=None,
-        allow_None=True,
-        bounds=(1, MAX_LAYERS),
-        label="Missing event",
-        doc="A bucket whose all-reduce is issued without waiting for its gradients (none: every one waits).",
-    )
-    skipped_layer = param.Integer(
-        default=None,
-        allow_None=True,
-        bounds=(1, MAX_LAYERS),
-        label="Rank skips a gradient",
-        doc="A layer whose gradient one other rank never produces (a rank-dependent branch); none: every rank does.",
-    )
-    optimizer_waits = param.Boolean(
-        default=True,
-        label="Optimizer waits for the all-reduce",
-        doc="On: the optimizer starts once the last all-reduce ends. Off: it starts when backward ends.",
-    )
-    sync_each = param.Boolean(
-        default=False,
-        label="Synchronize after every bucket",
-        doc="On: backward stops while each all-reduce runs (a global synchronization after each collective).",
-    )
-
     def __init__(self, **params):
         preset = params.get("preset", EQUAL_LAYERS)
         if "layers" not in params and preset != CUSTOM:
@@ -388,159 +184,6 @@ class TimelineModel(TimedModel):
         self._layer_arrays()  # refuse bad layers given to the constructor
         self.preset = matching_preset(*self._layer_arrays())
         self._controls_changed()
-
-    # ----- controls ------------------------------------------------------------------------------
-
-    def parse(self, name: str, raw: object) -> float | str | int | bool | None:
-        """Turn what a student typed or chose into a valid value for control ``name``, or refuse it.
-
-        As :meth:`labs.timed.TimedModel.parse` for the numeric controls, except that Ranks p must
-        be a whole number. Layers takes ``size:time`` text (see :func:`parse_layers`) and gives it
-        back written the standard way; Model and Iteration take one of their choices; Missing
-        event and Rank skips a gradient take ``"none"``, ``"bucket 2"`` / ``"layer 2"`` or the number;
-        the switches take True or False (or on/off).
-
-        Parameters
-        ----------
-        name : str
-            The parameter name of a control.
-        raw : object
-            The typed text, a number, a choice or a switch's state.
-
-        Returns
-        -------
-        float, str, int, bool or None
-            The value to set.
-
-        Raises
-        ------
-        InvalidInput
-            If the value is refused; the message says why and what is kept.
-        """
-        if name == "layers":
-            return format_layers(*parse_layers(raw, kept="kept the previous layers"))
-        if name in self.numbered_choices:
-            return self._parse_numbered(name, raw)
-        if name in self.switch_controls:
-            return self._parse_switch(name, raw)
-        if name in self.choice_controls:
-            label = self.param[name].label
-            current = getattr(self, name)
-            choices = [c for c in self.param[name].objects if c != CUSTOM]
-            text = raw.strip() if isinstance(raw, str) else raw
-            if text not in choices:
-                listed = " or ".join(repr(c) for c in choices)
-                if text == CUSTOM:
-                    raise InvalidInput(f"{label}: {CUSTOM!r} means edited layers; edit Layers, or choose {listed}.")
-                raise InvalidInput(f"{label}: {str(raw).strip()!r} is not a choice; choose {listed}; kept {current!r}.")
-            return text
-        value = super().parse(name, raw)
-        if name == "ranks" and not float(value).is_integer():
-            raise InvalidInput(
-                f"Ranks p must be a whole number of ranks, not {format_number(value)}; "
-                f"{self.describe_range(name)}; kept {format_number(self.ranks)}."
-            )
-        return value
-
-    def _parse_numbered(self, name: str, raw: object) -> int | None:
-        word = self.numbered_choices[name]
-        label = self.param[name].label
-        count = self.bucket_count if word == "bucket" else self.layer_count
-        kept = f"kept {self.choice_text(name)}"
-        if raw is None or (isinstance(raw, str) and raw.strip().lower() in {NONE, ""}):
-            return None
-        text = raw.strip().lower().removeprefix(word).strip() if isinstance(raw, str) else raw
-        if isinstance(text, bool) or not (isinstance(text, int) or (isinstance(text, str) and text.isdigit())):
-            raise InvalidInput(
-                f"{label}: {str(raw).strip()!r} is not a choice; choose none or a {word} by number; {kept}."
-            )
-        number = int(text)
-        if not 1 <= number <= count:
-            raise InvalidInput(f"{label}: there is no {word} {number}; this step has {count} {word}s; {kept}.")
-        return number
-
-    def _parse_switch(self, name: str, raw: object) -> bool:
-        if isinstance(raw, bool):
-            return raw
-        text = str(raw).strip().lower()
-        if text in _ON or text in _OFF:
-            return text in _ON
-        state = "on" if getattr(self, name) else "off"
-        raise InvalidInput(f"{self.param[name].label}: {str(raw).strip()!r} is neither on nor off; kept {state}.")
-
-    def choice_text(self, name: str) -> str:
-        """A numbered choice as its select shows it: ``"none"``, ``"bucket 2"``, ``"layer 5"``.
-
-        Parameters
-        ----------
-        name : str
-            ``"missing_event"`` or ``"skipped_layer"``.
-
-        Returns
-        -------
-        str
-            The option's text.
-        """
-        return _numbered(self.numbered_choices[name], getattr(self, name))
-
-    def choice_options(self, name: str) -> list[str]:
-        """Every option a numbered choice has now: ``"none"``, then each bucket or layer.
-
-        Parameters
-        ----------
-        name : str
-            ``"missing_event"`` or ``"skipped_layer"``.
-
-        Returns
-        -------
-        list of str
-            The options' texts.
-        """
-        word = self.numbered_choices[name]
-        count = self.bucket_count if word == "bucket" else self.layer_count
-        return [NONE, *(f"{word} {k}" for k in range(1, count + 1))]
-
-    def apply(self, name: str, raw: object) -> float | str | int | bool | None:
-        """Set control ``name`` from typed text, a number or a choice, keeping t; refuse bad input.
-
-        Parameters
-        ----------
-        name : str
-            The parameter name of a control listed in ``controls``.
-        raw : object
-            The typed text, a number, a choice or a switch's state.
-
-        Returns
-        -------
-        float, str, int, bool or None
-            The value now in force (Layers written the standard way).
-
-        Raises
-        ------
-        InvalidInput
-            If the value is refused; nothing changes then.
-        """
-        return super().apply(name, raw)
-
-    def choose_preset(self, name: str) -> str:
-        """Choose a preset network for the "Model" choice: its layers replace the Layers field.
-
-        Parameters
-        ----------
-        name : str
-            One of :data:`PRESETS`.
-
-        Returns
-        -------
-        str
-            The preset now in force.
-
-        Raises
-        ------
-        InvalidInput
-            If there is no such preset; nothing changes then.
-        """
-        return self.apply("preset", name)
 
     def reset(self) -> None:
         """Put every control back to its default and t back to 0 (horizon and step follow)."""
@@ -558,7 +201,7 @@ class TimelineModel(TimedModel):
         else:
             self.layers = preset_layers(self.preset)
 
-    @param.depends(*controls, watch=True)
+    @param.depends(*TimelineControls.controls, watch=True)
     def _controls_changed(self) -> None:
         gone = {}
         if self.missing_event is not None and self.missing_event > self.bucket_count:
@@ -734,7 +377,7 @@ class TimelineModel(TimedModel):
     @property
     def bucket_cost(self) -> np.ndarray:
         """How long each bucket's all-reduce takes, in ms (``inf``: never ends; ``nan``: never starts)."""
-        return _durations(self.schedule)
+        return drawn.durations(self.schedule)
 
     @property
     def backward_end(self) -> float:
@@ -838,144 +481,20 @@ class TimelineModel(TimedModel):
 
     @property
     def display_end(self) -> float:
-        """Where the drawn timeline ends, in ms: the last thing that happens (past it, for a hang)."""
-        s = self.schedule
-        times = np.concatenate([s.layer_end, s.bucket_issue, s.bucket_start, s.bucket_end, [s.backward_end]])
-        last = float(times[np.isfinite(times)].max(initial=0.0))
-        if s.hangs:
-            return max(last * 1.25, last + 1.0)
-        return max(last, s.step_end) if last > 0 else 1.0
+        """Where the drawn timeline ends, in ms (:func:`labs.timeline.drawn.display_end`)."""
+        return drawn.display_end(self.schedule)
 
     def bucket_table(self) -> dict[str, np.ndarray]:
-        """The buckets as a table, one row each, for reading exact numbers.
-
-        Returns
-        -------
-        dict of str to numpy.ndarray
-            ``"bucket"`` (1, 2, ...), ``"layers"`` (the layers it holds, numbered from 1 in forward
-            order, as text such as ``"8, 7"``), ``"mib"``, ``"bytes"``, ``"ready"``, ``"issue"``,
-            ``"start"``, ``"end"`` and ``"cost"`` (ms; ``inf`` for what never happens), and
-            ``"note"``: what went wrong with it, if anything (``""`` otherwise).
-        """
-        s = self.schedule
-        return {
-            "bucket": np.arange(1, len(s.buckets) + 1),
-            "layers": np.array([", ".join(str(i + 1) for i in b) for b in s.buckets]),
-            "mib": s.bucket_bytes / MIB,
-            "bytes": s.bucket_bytes.copy(),
-            "ready": s.bucket_ready.copy(),
-            "issue": s.bucket_issue.copy(),
-            "start": s.bucket_start.copy(),
-            "end": s.bucket_end.copy(),
-            "cost": _durations(s),
-            "note": np.array([self._bucket_note(k) for k in range(len(s.buckets))]),
-        }
-
-    def _bucket_note(self, k: int) -> str:
-        s = self.schedule
-        layers = s.buckets[k]
-        early = [i for i in layers if i in s.read_early]
-        if early:
-            return "read early: " + ", ".join(f"layer {i + 1}" for i in sorted(early))
-        if s.hung_bucket == k:
-            return f"never completes: a rank never produces layer {self.skipped_layer}'s gradient"
-        if s.hung_bucket is not None and k > s.hung_bucket:
-            return f"never starts: queued behind bucket {s.hung_bucket + 1}"
-        if any(i in s.optimizer_early for i in layers):
-            return "the optimizer read it before this all-reduce ended"
-        return ""
+        """The buckets as a table, one row each (:func:`labs.timeline.drawn.bucket_table`)."""
+        return drawn.bucket_table(self.schedule, self.skipped_layer)
 
     def intervals(self) -> dict[str, dict[str, np.ndarray]]:
-        """The Gantt's pieces of the step, to draw and clip at t; times past the horizon end there.
-
-        Returns
-        -------
-        dict
-            ``"compute"``: one bar per layer's backward, in the order they run (last layer first),
-            with ``"start"``, ``"end"`` (ms), ``"layer"`` (its number from 1 in forward order) and
-            ``"label"`` (``"layer 8"``); a slot that never ends stops at the horizon. ``"comm"``: one
-            bar per bucket's all-reduce that starts, in bucket order, with ``"start"``, ``"end"``,
-            ``"ready"``, ``"issue"`` (ms), ``"bucket"`` (from 1), ``"mib"``, ``"label"`` (``"8 MiB"``)
-            and ``"state"`` (``"done"``, ``"read early"``, ``"unfinished"`` for one the optimizer
-            did not wait for, ``"hung"``). ``"ticks"``: each bucket's ready and issue times
-            (``"time"``, ``"bucket"``, ``"kind"``: ``"ready"`` or ``"issue"``). ``"shared"``: the
-            intervals where an all-reduce ran beside backward (``"start"``, ``"end"``).
-            ``"exposed"``: the tail after backward, from backward end to step end.
-        """
-        s = self.schedule
-        horizon = self.horizon
-        order = np.arange(len(s.layer_end))[::-1]
-        began = np.isfinite(s.bucket_start)
-        mib = s.bucket_bytes / MIB
-        states = np.array([self._bucket_state(k) for k in range(len(s.buckets))])
-        ticks_time = np.concatenate([s.bucket_ready, s.bucket_issue])
-        ticks_bucket = np.concatenate([np.arange(1, len(s.buckets) + 1)] * 2)
-        ticks_kind = np.array(["ready"] * len(s.buckets) + ["issue"] * len(s.buckets))
-        shown = np.isfinite(ticks_time) & (ticks_time <= horizon)
-        step_end = min(s.step_end, horizon)
-        return {
-            "compute": {
-                "start": np.minimum(s.layer_start[order], horizon),
-                "end": np.minimum(s.layer_end[order], horizon),
-                "layer": order + 1,
-                "label": np.array([f"layer {i + 1}" for i in order]),
-            },
-            "comm": {
-                "start": s.bucket_start[began],
-                "end": np.minimum(s.bucket_end[began], horizon),
-                "ready": s.bucket_ready[began],
-                "issue": s.bucket_issue[began],
-                "bucket": np.arange(1, len(s.buckets) + 1)[began],
-                "mib": mib[began],
-                "label": np.array([f"{format_number(float(m))} MiB" for m in mib[began]]),
-                "state": states[began],
-            },
-            "ticks": {"time": ticks_time[shown], "bucket": ticks_bucket[shown], "kind": ticks_kind[shown]},
-            "shared": {
-                "start": np.minimum(s.shared[:, 0], horizon),
-                "end": np.minimum(s.shared[:, 1], min(horizon, s.backward_end)),
-            },
-            "exposed": {
-                "start": np.array([min(s.backward_end, step_end)]),
-                "end": np.array([step_end]),
-                "label": np.array(["exposed"]),
-            },
-        }
-
-    def _bucket_state(self, k: int) -> str:
-        s = self.schedule
-        if any(i in s.read_early for i in s.buckets[k]):
-            return "read early"
-        if s.hung_bucket == k:
-            return "hung"
-        if not s.hangs and s.bucket_end[k] > s.optimizer_start:
-            return "unfinished"
-        return "done"
+        """The Gantt's pieces of the step, clipped at the horizon (:func:`labs.timeline.drawn.intervals`)."""
+        return drawn.intervals(self.schedule, self.horizon)
 
     def trajectory(self) -> dict[str, np.ndarray]:
-        """Breakpoints of the step's progress from t = 0 to the horizon (exact under linear interpolation).
-
-        Returns
-        -------
-        dict of str to numpy.ndarray
-            ``"t"`` in ms at 0, every point where a rate changes (slot ends, all-reduce starts and
-            ends, contention's edges) and the horizon; ``"backward_pct"``, the percent of this
-            rank's backward work done; ``"reduced_mib"``, the MiB all-reduced so far; and
-            ``"reduced_pct"``, the same as a percent of all gradients.
-        """
-        s = self.schedule
-        t = np.concatenate([[0.0, self.horizon], s.layer_end, s.bucket_start, s.bucket_end, s.progress_t, s.reduced_t])
-        t = np.unique(t[np.isfinite(t) & (t >= 0) & (t <= self.horizon)])
-        work = np.interp(t, s.progress_t, s.progress_work)
-        backward = np.ones_like(t) if s.backward_solo <= 0 else work / s.backward_solo
-        reduced = np.interp(t, s.reduced_t, s.reduced_bytes)
-        total = float(s.bucket_bytes.sum())
-        return {
-            "t": t,
-            "backward_pct": 100.0 * backward,
-            "reduced_mib": reduced / MIB,
-            "reduced_pct": 100.0 * reduced / total,
-        }
+        """The step's progress breakpoints up to the horizon (:func:`labs.timeline.drawn.trajectory`)."""
+        return drawn.trajectory(self.schedule, self.horizon)
 
     def step_time_sweep(self, caps_mib: list[float] | np.ndarray | None = None) -> Sweep:
         """The step under every other control as it is, for a range of bucket caps.

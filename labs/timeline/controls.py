@@ -1,0 +1,387 @@
+"""What a student can set in the bucket timeline lab, and how what they type or choose is read.
+
+:class:`TimelineControls` declares every control (bounds, labels, docs) and turns typed text and
+choices into values or refusals; :class:`labs.timeline.model.TimelineModel` adds what follows from
+them. Imports only param and numpy (and the pure modules beside it).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import param
+
+from labs.timed import InvalidInput, TimedModel, format_number
+from labs.timeline.layers import MAX_LAYERS, cap_to_bytes, format_layers, parse_layers, to_bytes
+from labs.timeline.presets import CUSTOM, EQUAL_LAYERS, PRESETS, preset_layers
+from labs.timeline.schedule import FIRST_ITERATION as FIRST_LAYOUT
+from labs.timeline.schedule import REBUILT, REGISTRATION, step_schedule
+
+AFTER_REBUILD = "After the bucket rebuild (iteration 2 on)"
+FIRST_ITERATION = "First iteration (one bucket)"
+FIND_UNUSED = "find_unused_parameters=True (registration order, never rebuilt)"
+ITERATIONS = (AFTER_REBUILD, FIRST_ITERATION, FIND_UNUSED)
+LAYOUT_OF = {AFTER_REBUILD: REBUILT, FIRST_ITERATION: FIRST_LAYOUT, FIND_UNUSED: REGISTRATION}
+"""The bucket layout (:mod:`labs.timeline.schedule`) each Iteration choice shows."""
+
+DEFAULT_CAPS = (1.0, 25.0)
+"""DDP's caps when ``bucket_cap_mb`` is not given: a 1 MiB first bucket, 25 MiB after it."""
+
+NONE = "none"
+"""How the Missing event and Rank skips a gradient choices read when off."""
+
+_ON = frozenset({"on", "yes", "true", "1", "checked"})
+_OFF = frozenset({"off", "no", "false", "0", "unchecked"})
+
+
+def nice_step(duration: float) -> float:
+    """The largest 1, 2 or 5 × 10^k that is at most a tenth of ``duration`` (10 to 25 Steps).
+
+    Parameters
+    ----------
+    duration : float
+        A positive time.
+
+    Returns
+    -------
+    float
+        The step size.
+    """
+    target = duration / 10
+    exponent = int(np.floor(np.log10(target))) + 1
+    while True:
+        for mantissa in (5.0, 2.0, 1.0):
+            value = mantissa * 10.0**exponent
+            if value <= target * (1 + 1e-12):
+                return value
+        exponent -= 1
+
+
+def _default_step_end() -> float:
+    sizes, times = parse_layers(preset_layers(EQUAL_LAYERS))
+    return step_schedule(to_bytes(sizes), times, cap_to_bytes(1.0), cap_to_bytes(25.0), 8, 10.0, 0.0).step_end
+
+
+def _numbered(word: str, value: int | None) -> str:
+    return NONE if value is None else f"{word} {value}"
+
+
+class TimelineControls(TimedModel):
+    """The bucket timeline's controls and their text forms (see :class:`~labs.timeline.model.TimelineModel`).
+
+    A subclass provides ``bucket_count`` and ``layer_count``, which bound the numbered choices.
+    """
+
+    controls = (
+        "layers",
+        "bucket_cap",
+        "first_bucket_cap",
+        "ranks",
+        "bandwidth",
+        "latency",
+        "straggler",
+        "compute_slowdown",
+        "comm_slowdown",
+        "launch_gap",
+        "preset",
+        "iteration",
+        "missing_event",
+        "skipped_layer",
+        "optimizer_waits",
+        "sync_each",
+    )
+    typed_controls = (
+        "layers",
+        "bucket_cap",
+        "first_bucket_cap",
+        "ranks",
+        "bandwidth",
+        "latency",
+        "straggler",
+        "compute_slowdown",
+        "comm_slowdown",
+        "launch_gap",
+    )
+    """The controls typed into a field: Layers as text, the others one number each."""
+    number_controls = typed_controls[1:]
+    """The controls typed as one number each."""
+    choice_controls = ("preset", "iteration", "missing_event", "skipped_layer")
+    """The controls chosen from a list (Model's Custom is shown, not chosen)."""
+    numbered_choices = {"missing_event": "bucket", "skipped_layer": "layer"}
+    """The choices of a bucket or a layer by its number ("none", "bucket 1", ...), and their word."""
+    switch_controls = ("optimizer_waits", "sync_each")
+    """The controls that are on or off (checkboxes)."""
+    CUSTOM = CUSTOM
+
+    t = param.Number(
+        default=0.0,
+        bounds=(0.0, None),
+        doc="Elapsed time in ms since this rank's backward began; never past the horizon.",
+    )
+    step_size = param.Number(
+        default=nice_step(_default_step_end()),
+        bounds=(0.0, None),
+        inclusive_bounds=(False, True),
+        doc="Derived, kept in step with the controls: how far one Step advances t, in ms.",
+    )
+    horizon = param.Number(
+        default=_default_step_end(),
+        bounds=(0.0, None),
+        inclusive_bounds=(False, True),
+        doc="Derived, kept in step with the controls: the end of what is drawn in ms, where Step and Play stop.",
+    )
+    preset = param.Selector(
+        objects=[*PRESETS, CUSTOM],
+        default=EQUAL_LAYERS,
+        label="Model",
+        doc=(
+            "A preset network: choosing one writes its layers into Layers; editing Layers shows "
+            f"{CUSTOM!r} unless the layers match a preset."
+        ),
+    )
+    layers = param.String(
+        default=preset_layers(EQUAL_LAYERS),
+        label="Layers",
+        doc="size:time pairs in forward order: each layer's gradient size in MiB and backward time in ms.",
+    )
+    bucket_cap = param.Number(
+        default=25.0,
+        bounds=(0.0, 1024.0),
+        inclusive_bounds=(False, True),
+        label="Bucket cap",
+        doc="DDP's bucket_cap_mb in MiB: every bucket after the first closes once it holds at least this much.",
+    )
+    first_bucket_cap = param.Number(
+        default=1.0,
+        bounds=(0.0, 1024.0),
+        inclusive_bounds=(False, True),
+        label="First bucket cap",
+        doc="The first bucket (the last layers' gradients) closes once it holds at least this many MiB.",
+    )
+    ranks = param.Number(
+        default=8.0,
+        bounds=(2.0, 4096.0),
+        label="Ranks p",
+        doc="p: how many ranks take part in each all-reduce; a whole number.",
+    )
+    bandwidth = param.Number(
+        default=10.0,
+        bounds=(0.01, 10000.0),
+        label="Network bandwidth B",
+        doc="B: network bandwidth per rank in decimal GB/s (10⁹ bytes/s).",
+    )
+    latency = param.Number(
+        default=0.0,
+        bounds=(0.0, 10000.0),
+        label="Latency α",
+        doc="α: the latency of one ring step in µs; a ring all-reduce takes 2(p−1) steps.",
+    )
+    straggler = param.Number(
+        default=0.0,
+        bounds=(0.0, 10000.0),
+        label="Straggler delay",
+        doc="d: the slowest rank produces every gradient d ms later than this rank, delaying every bucket.",
+    )
+    compute_slowdown = param.Number(
+        default=1.0,
+        bounds=(1.0, 100.0),
+        label="Compute slowdown while communicating",
+        doc="s_c: while an all-reduce is in flight, backward runs at 1/s_c of its solo speed (1 = no contention).",
+    )
+    comm_slowdown = param.Number(
+        default=1.0,
+        bounds=(1.0, 100.0),
+        label="Communication slowdown while computing",
+        doc="s_m: while backward runs, an all-reduce runs at 1/s_m of its solo speed (1 = no contention).",
+    )
+    launch_gap = param.Number(
+        default=0.0,
+        bounds=(0.0, 10000.0),
+        label="Launch gap",
+        doc="g: the host spends g ms issuing each all-reduce, after its bucket is ready and the last one was issued.",
+    )
+    iteration = param.Selector(
+        objects=list(ITERATIONS),
+        default=AFTER_REBUILD,
+        label="Iteration",
+        doc=(
+            "After the rebuild, buckets follow the observed ready order; the first iteration has one "
+            "bucket; find_unused_parameters=True keeps the registration-order layout, reversed."
+        ),
+    )
+    missing_event = param.Integer(
+        default=None,
+        allow_None=True,
+        bounds=(1, MAX_LAYERS),
+        label="Missing event",
+        doc="A bucket whose all-reduce is issued without waiting for its gradients (none: every one waits).",
+    )
+    skipped_layer = param.Integer(
+        default=None,
+        allow_None=True,
+        bounds=(1, MAX_LAYERS),
+        label="Rank skips a gradient",
+        doc="A layer whose gradient one other rank never produces (a rank-dependent branch); none: every rank does.",
+    )
+    optimizer_waits = param.Boolean(
+        default=True,
+        label="Optimizer waits for the all-reduce",
+        doc="On: the optimizer starts once the last all-reduce ends. Off: it starts when backward ends.",
+    )
+    sync_each = param.Boolean(
+        default=False,
+        label="Synchronize after every bucket",
+        doc="On: backward stops while each all-reduce runs (a global synchronization after each collective).",
+    )
+
+    # ----- controls ------------------------------------------------------------------------------
+
+    def parse(self, name: str, raw: object) -> float | str | int | bool | None:
+        """Turn what a student typed or chose into a valid value for control ``name``, or refuse it.
+
+        As :meth:`labs.timed.TimedModel.parse` for the numeric controls, except that Ranks p must
+        be a whole number. Layers takes ``size:time`` text (see :func:`parse_layers`) and gives it
+        back written the standard way; Model and Iteration take one of their choices; Missing
+        event and Rank skips a gradient take ``"none"``, ``"bucket 2"`` / ``"layer 2"`` or the number;
+        the switches take True or False (or on/off).
+
+        Parameters
+        ----------
+        name : str
+            The parameter name of a control.
+        raw : object
+            The typed text, a number, a choice or a switch's state.
+
+        Returns
+        -------
+        float, str, int, bool or None
+            The value to set.
+
+        Raises
+        ------
+        InvalidInput
+            If the value is refused; the message says why and what is kept.
+        """
+        if name == "layers":
+            return format_layers(*parse_layers(raw, kept="kept the previous layers"))
+        if name in self.numbered_choices:
+            return self._parse_numbered(name, raw)
+        if name in self.switch_controls:
+            return self._parse_switch(name, raw)
+        if name in self.choice_controls:
+            label = self.param[name].label
+            current = getattr(self, name)
+            choices = [c for c in self.param[name].objects if c != CUSTOM]
+            text = raw.strip() if isinstance(raw, str) else raw
+            if text not in choices:
+                listed = " or ".join(repr(c) for c in choices)
+                if text == CUSTOM:
+                    raise InvalidInput(f"{label}: {CUSTOM!r} means edited layers; edit Layers, or choose {listed}.")
+                raise InvalidInput(f"{label}: {str(raw).strip()!r} is not a choice; choose {listed}; kept {current!r}.")
+            return text
+        value = super().parse(name, raw)
+        if name == "ranks" and not float(value).is_integer():
+            raise InvalidInput(
+                f"Ranks p must be a whole number of ranks, not {format_number(value)}; "
+                f"{self.describe_range(name)}; kept {format_number(self.ranks)}."
+            )
+        return value
+
+    def _parse_numbered(self, name: str, raw: object) -> int | None:
+        word = self.numbered_choices[name]
+        label = self.param[name].label
+        count = self.bucket_count if word == "bucket" else self.layer_count
+        kept = f"kept {self.choice_text(name)}"
+        if raw is None or (isinstance(raw, str) and raw.strip().lower() in {NONE, ""}):
+            return None
+        text = raw.strip().lower().removeprefix(word).strip() if isinstance(raw, str) else raw
+        if isinstance(text, bool) or not (isinstance(text, int) or (isinstance(text, str) and text.isdigit())):
+            raise InvalidInput(
+                f"{label}: {str(raw).strip()!r} is not a choice; choose none or a {word} by number; {kept}."
+            )
+        number = int(text)
+        if not 1 <= number <= count:
+            raise InvalidInput(f"{label}: there is no {word} {number}; this step has {count} {word}s; {kept}.")
+        return number
+
+    def _parse_switch(self, name: str, raw: object) -> bool:
+        if isinstance(raw, bool):
+            return raw
+        text = str(raw).strip().lower()
+        if text in _ON or text in _OFF:
+            return text in _ON
+        state = "on" if getattr(self, name) else "off"
+        raise InvalidInput(f"{self.param[name].label}: {str(raw).strip()!r} is neither on nor off; kept {state}.")
+
+    def choice_text(self, name: str) -> str:
+        """A numbered choice as its select shows it: ``"none"``, ``"bucket 2"``, ``"layer 5"``.
+
+        Parameters
+        ----------
+        name : str
+            ``"missing_event"`` or ``"skipped_layer"``.
+
+        Returns
+        -------
+        str
+            The option's text.
+        """
+        return _numbered(self.numbered_choices[name], getattr(self, name))
+
+    def choice_options(self, name: str) -> list[str]:
+        """Every option a numbered choice has now: ``"none"``, then each bucket or layer.
+
+        Parameters
+        ----------
+        name : str
+            ``"missing_event"`` or ``"skipped_layer"``.
+
+        Returns
+        -------
+        list of str
+            The options' texts.
+        """
+        word = self.numbered_choices[name]
+        count = self.bucket_count if word == "bucket" else self.layer_count
+        return [NONE, *(f"{word} {k}" for k in range(1, count + 1))]
+
+    def apply(self, name: str, raw: object) -> float | str | int | bool | None:
+        """Set control ``name`` from typed text, a number or a choice, keeping t; refuse bad input.
+
+        Parameters
+        ----------
+        name : str
+            The parameter name of a control listed in ``controls``.
+        raw : object
+            The typed text, a number, a choice or a switch's state.
+
+        Returns
+        -------
+        float, str, int, bool or None
+            The value now in force (Layers written the standard way).
+
+        Raises
+        ------
+        InvalidInput
+            If the value is refused; nothing changes then.
+        """
+        return super().apply(name, raw)
+
+    def choose_preset(self, name: str) -> str:
+        """Choose a preset network for the "Model" choice: its layers replace the Layers field.
+
+        Parameters
+        ----------
+        name : str
+            One of :data:`PRESETS`.
+
+        Returns
+        -------
+        str
+            The preset now in force.
+
+        Raises
+        ------
+        InvalidInput
+            If there is no such preset; nothing changes then.
+        """
+        return self.apply("preset", name)
