@@ -108,6 +108,9 @@ class ExerciseRunner(Viewer):
     notice = param.String(default="", doc="A message about the prediction input or the controls.")
     session = param.ClassSelector(class_=ExerciseSession, doc="Which exercise on the page is active.")
     progress = param.ClassSelector(class_=ProgressStore, doc="This browser's finished exercises.")
+    classroom = param.Parameter(default=None, doc="The session's ClassShare when the class is on, else None.")
+    class_note = param.String(default="", doc="Whether the locked prediction was shared with the instructor.")
+    class_result = param.String(default="", doc="The class result after the instructor's reveal ('class: …').")
 
     def __init__(self, lab: Viewer | None = None, lab_provider: Callable[[], Viewer] | None = None, **params):
         super().__init__(**params)
@@ -125,7 +128,7 @@ class ExerciseRunner(Viewer):
         if lab is not None:
             self._attach(lab)
         self.session.param.watch(self._active_changed, "active")
-        self.param.watch(self._draw, ["current", "prediction", "shown", "notice"])
+        self.param.watch(self._draw, ["current", "prediction", "shown", "notice", "class_note", "class_result"])
         self.progress.param.watch(self._draw, "completed")
         self._draw()
 
@@ -234,6 +237,8 @@ class ExerciseRunner(Viewer):
             self.start()
         self.card.prediction = format_number(value, exact=True)
         self.param.update(prediction=value, notice="")
+        if self.classroom is not None:
+            self.classroom.share(self, value)
         self._apply_gate()
         self._advance()
 
@@ -298,8 +303,18 @@ class ExerciseRunner(Viewer):
             steps_html=self.steps_html(),
             locked=self.locked,
             start_label="Try again" if self.active else "Start this exercise",
+            class_html=self.class_html(),
             **self.feedback(),
         )
+
+    def class_html(self) -> str:
+        """The class line: that predictions are shared, whether this one was, and the class after a reveal."""
+        if self.classroom is None:
+            return ""
+        lines = [self.class_note or ("" if self.locked else self.classroom.notice_text)]
+        if self.class_result:
+            lines.append(self.class_result)
+        return "".join(f"<p>{html.escape(line)}</p>" for line in lines if line)
 
     def steps_html(self) -> str:
         """The heading, prompt, steps (ticked and current), and any notice, as escaped HTML."""

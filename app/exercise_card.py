@@ -40,6 +40,8 @@ form.predict :focus-visible { outline: 3px solid #b35900; outline-offset: 2px; }
 .feedback.correct { background: #e3f4e6; color: #14591f; }
 .feedback.wrong { background: #fdeceb; color: #8a1c12; }
 .explanation { border-left: 4px solid #999; padding-left: 10px; }
+.class-line { color: #1f3b57; font-size: 0.92rem; }
+.class-line p { margin: 4px 0; }
 """
 
 
@@ -55,6 +57,7 @@ class ExerciseCard(JSComponent):
     feedback_html = param.String(default="", doc="The verdict as escaped HTML; empty before the exercise ends.")
     verdict = param.Selector(default="", objects=["", "correct", "wrong"], doc="Styles the feedback line.")
     explanation_html = param.String(default="", doc="Why, shown below the verdict once it is given.")
+    class_html = param.String(default="", doc="The class line (shared with the instructor; 'class: …' after a reveal).")
     scroll_into_view = param.Boolean(default=False, doc="Scroll the card into view once drawn (a deep link).")
 
     _esm = """
@@ -88,7 +91,10 @@ class ExerciseCard(JSComponent):
       feedback.setAttribute("role", "status")
       const why = document.createElement("p")
       why.className = "explanation"
-      section.append(steps, form, feedback, why)
+      const classLine = document.createElement("div")
+      classLine.className = "class-line"
+      classLine.setAttribute("role", "status")
+      section.append(steps, form, feedback, why, classLine)
 
       form.addEventListener("submit", (event) => {
         event.preventDefault()
@@ -116,6 +122,10 @@ class ExerciseCard(JSComponent):
         explanation_html: () => {
           why.innerHTML = model.explanation_html
           why.hidden = !model.explanation_html
+        },
+        class_html: () => {
+          classLine.innerHTML = model.class_html
+          classLine.hidden = !model.class_html
         },
       }
       for (const [name, redraw] of Object.entries(draw)) {

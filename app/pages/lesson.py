@@ -9,6 +9,8 @@ import panel as pn
 import param
 
 from app.catalog import lab_kinds
+from app.classroom import class_store
+from app.classroom.student import ClassShare
 from app.content import Exercise, Lesson
 from app.exercise import ExerciseRunner, ExerciseSession
 from app.library import lessons, query_param
@@ -98,7 +100,9 @@ def lesson_heading_html(lesson: Lesson, exercise_id: str | None) -> str:
     return _neighbours(lesson) + notice
 
 
-def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore) -> pn.viewable.Viewable:
+def lesson_view(
+    lesson: Lesson, exercise_id: str | None, progress: ProgressStore, classroom: ClassShare | None = None
+) -> pn.viewable.Viewable:
     """Build the lesson text, its exercises and its lab for one session.
 
     Parameters
@@ -109,6 +113,8 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
         An exercise the URL points at: it starts active and scrolls into view.
     progress : ProgressStore
         This browser's progress.
+    classroom : ClassShare, optional
+        The session's link to the class, when a class database is on.
 
     Returns
     -------
@@ -129,6 +135,7 @@ def lesson_view(lesson: Lesson, exercise_id: str | None, progress: ProgressStore
                 progress=progress,
                 exercise=part,
                 lesson_slug=lesson.slug,
+                classroom=classroom,
             )
             runners.append(runner)
             text.append(runner)
@@ -180,11 +187,16 @@ def build() -> pn.template.base.BaseTemplate:
     lesson = next((item for item in lessons() if item.slug == slug), None)
     if lesson is None:  # under panel serve; python -m app answers these with a 404 page (app.urls)
         return page("No such lesson", pn.pane.HTML(missing_lesson_html(slug), sizing_mode="stretch_width"))
-    progress = ProgressStore(height=0, margin=0)
+    store = class_store()
+    progress = ProgressStore(height=0, margin=0, class_on=store is not None)
+    classroom = None
+    if store is not None:
+        classroom = ClassShare(store)
+        progress.param.watch(lambda event: setattr(classroom, "student", event.new), "student")
     exercise_id = query_param("exercise")
     return page(
         lesson.title,
-        lesson_view(lesson, exercise_id, progress),
+        lesson_view(lesson, exercise_id, progress, classroom),
         extra_html=lesson_heading_html(lesson, exercise_id),
     )
 

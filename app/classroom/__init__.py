@@ -1,0 +1,101 @@
+"""The class's predictions for the instructor (peer instruction), on when a class database is set.
+
+One :class:`~app.classroom.store.ClassStore` per process, opened from ``python -m app --class-db
+URL`` (:func:`configure`) or, under ``panel serve``, from the ``CLASS_DB`` environment variable on
+first use. The instructor's secret is ``INSTRUCTOR_TOKEN`` from the environment; it is compared in
+constant time and never put in a page, a URL or an export.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import re
+import secrets
+
+from app.classroom.limits import WriteLimiter
+from app.classroom.store import ClassStore, StoreUnavailable
+
+CLASS_DB_ENV = "CLASS_DB"
+TOKEN_ENV = "INSTRUCTOR_TOKEN"
+STUDENT_ID = re.compile(r"[0-9a-f]{32}")
+"""What an anonymous student id looks like (16 random bytes in hex, made by the browser)."""
+
+_store: ClassStore | None = None
+_configured = False
+limiter = WriteLimiter()
+"""This process's write limit per student id."""
+
+
+def configure(url: str | None) -> ClassStore | None:
+    """Open the class database for this process (``None``: the class is off).
+
+    Parameters
+    ----------
+    url : str or None
+        A SQLAlchemy URL; see :class:`ClassStore`.
+
+    Returns
+    -------
+    ClassStore or None
+        The store every session of this process uses.
+
+    Raises
+    ------
+    StoreUnavailable
+        If the database cannot be opened.
+    """
+    global _store, _configured
+    if _store is not None:
+        _store.dispose()
+    _store = ClassStore(url) if url else None
+    _configured = True
+    return _store
+
+
+def class_store() -> ClassStore | None:
+    """The class database of this process, or None when the class is off (``CLASS_DB`` read once if unset)."""
+    if not _configured:
+        try:
+            configure(os.environ.get(CLASS_DB_ENV) or None)
+        except StoreUnavailable:
+            configure(None)
+    return _store
+
+
+def ensure_token() -> tuple[str, bool]:
+    """The instructor token, made up (and put in the environment for child processes) if none is set.
+
+    Returns
+    -------
+    (str, bool)
+        The token, and whether it was just made (then the caller shows it once to whoever started it).
+    """
+    token = os.environ.get(TOKEN_ENV, "")
+    if token:
+        return token, False
+    token = secrets.token_urlsafe(18)
+    os.environ[TOKEN_ENV] = token
+    return token, True
+
+
+def token_matches(given: object) -> bool:
+    """Whether ``given`` is the instructor token (False when none is set or ``given`` is not text)."""
+    token = os.environ.get(TOKEN_ENV, "")
+    if not token or not isinstance(given, str) or not given:
+        return False
+    return hmac.compare_digest(given.encode(), token.encode())
+
+
+__all__ = [
+    "CLASS_DB_ENV",
+    "STUDENT_ID",
+    "TOKEN_ENV",
+    "ClassStore",
+    "StoreUnavailable",
+    "class_store",
+    "configure",
+    "ensure_token",
+    "limiter",
+    "token_matches",
+]

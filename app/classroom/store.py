@@ -1,0 +1,274 @@
+"""The class's locked predictions in a database: SQLite on one machine, PostgreSQL across machines.
+
+SQLAlchemy Core on a database URL (``sqlite:///class.db``, ``postgresql+psycopg://user@host/db``).
+Every vote is one INSERT, and a UNIQUE constraint on (exercise, round, student) makes a second lock
+by the same student an ``IntegrityError`` on either database, so no read-then-write transaction can
+fail half-way. SQLite runs in WAL mode (readers beside the one writer) with a short busy timeout, so
+a locked database answers "not shared" quickly instead of holding the event loop.
+
+A round is open until the instructor reveals it; "New round" opens the next one for the vote after
+discussion. Exercise keys are ``"<lesson slug>/<exercise id>"``, student ids anonymous random
+strings the browser keeps.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import time
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+
+SCHEMA_VERSION = 1
+"""Recorded in the ``schema_version`` table, for migrations to come."""
+
+SQLITE_BUSY_TIMEOUT_S = 2.0
+"""How long an SQLite write waits for another process's write before it gives up (not shared)."""
+
+metadata = sa.MetaData()
+schema_version = sa.Table("schema_version", metadata, sa.Column("version", sa.Integer, nullable=False))
+rounds = sa.Table(
+    "rounds",
+    metadata,
+    sa.Column("exercise", sa.String(200), primary_key=True),
+    sa.Column("round", sa.Integer, primary_key=True),
+    sa.Column("opened_at", sa.Float, nullable=False),
+    sa.Column("revealed_at", sa.Float, nullable=True),
+)
+votes = sa.Table(
+    "votes",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("exercise", sa.String(200), nullable=False),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("student", sa.String(64), nullable=False),
+    sa.Column("prediction", sa.Float, nullable=False),
+    sa.Column("locked_at", sa.Float, nullable=False),
+    sa.UniqueConstraint("exercise", "round", "student", name="one_vote_per_round"),
+)
+
+
+class StoreUnavailable(RuntimeError):
+    """The database could not be reached or was locked; the message says so in a sentence."""
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round of one exercise: its number (from 1) and whether the instructor revealed it."""
+
+    number: int
+    revealed: bool
+
+
+@dataclass(frozen=True)
+class RoundVotes:
+    """A round and its locked predictions (in the order they were locked)."""
+
+    round: Round
+    predictions: tuple[float, ...]
+
+
+class ClassStore:
+    """The class's predictions, rounds and reveals, in one database shared by every app process.
+
+    Parameters
+    ----------
+    url : str
+        A SQLAlchemy database URL. ``sqlite:///path`` (WAL mode, one machine) or
+        ``postgresql+psycopg://...`` (several machines).
+    """
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        sqlite = url.startswith("sqlite")
+        self.engine = sa.create_engine(
+            url,
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S} if sqlite else {"connect_timeout": 5},
+            pool_pre_ping=not sqlite,
+        )
+        if sqlite:
+            sa.event.listen(self.engine, "connect", _sqlite_pragmas)
+        self._create()
+
+    def _create(self) -> None:
+        try:
+            metadata.create_all(self.engine)
+            with self.engine.begin() as db:
+                if db.execute(sa.select(sa.func.count()).select_from(schema_version)).scalar_one() == 0:
+                    db.execute(schema_version.insert().values(version=SCHEMA_VERSION))
+        except IntegrityError:
+            pass  # another process created it at the same moment
+        except SQLAlchemyError as error:
+            raise StoreUnavailable(f"the class database cannot be opened ({_reason(error)})") from None
+
+    def version(self) -> int:
+        """The schema version recorded in the database."""
+        with self.engine.connect() as db:
+            return int(db.execute(sa.select(sa.func.max(schema_version.c.version))).scalar_one())
+
+    def current_round(self, exercise: str) -> Round:
+        """The round students vote in now (round 1, not revealed, before the instructor does anything).
+
+        Raises
+        ------
+        StoreUnavailable
+            If the database cannot be read.
+        """
+        try:
+            with self.engine.connect() as db:
+                return self._current(db, exercise)
+        except SQLAlchemyError as error:
+            raise StoreUnavailable(f"the class database cannot be read ({_reason(error)})") from None
+
+    @staticmethod
+    def _current(db: sa.Connection, exercise: str) -> Round:
+        row = db.execute(
+            sa.select(rounds.c.round, rounds.c.revealed_at)
+            .where(rounds.c.exercise == exercise)
+            .order_by(rounds.c.round.desc())
+            .limit(1)
+        ).first()
+        return Round(1, False) if row is None else Round(int(row.round), row.revealed_at is not None)
+
+    def lock(self, exercise: str, student: str, prediction: float) -> tuple[Round, bool]:
+        """Store one student's prediction in the current round, once.
+
+        Parameters
+        ----------
+        exercise : str
+            ``"<lesson>/<exercise>"``.
+        student : str
+            The anonymous id.
+        prediction : float
+            A finite number, already validated as the exercise's prediction field validates it.
+
+        Returns
+        -------
+        (Round, bool)
+            The round voted in, and False if this student had already voted in it (nothing changes).
+
+        Raises
+        ------
+        StoreUnavailable
+            If the database cannot be written (down, or locked past the busy timeout).
+        """
+        try:
+            with self.engine.begin() as db:
+                current = self._current(db, exercise)
+            if current.revealed:
+                return current, False
+            with self.engine.begin() as db:
+                db.execute(
+                    votes.insert().values(
+                        exercise=exercise,
+                        round=current.number,
+                        student=student,
+                        prediction=float(prediction),
+                        locked_at=time.time(),
+                    )
+                )
+            return current, True
+        except IntegrityError:
+            return current, False
+        except SQLAlchemyError as error:
+            raise StoreUnavailable(f"the class database cannot be written ({_reason(error)})") from None
+
+    def student_vote(self, exercise: str, round_number: int, student: str) -> float | None:
+        """What this student locked in that round, if anything."""
+        with self.engine.connect() as db:
+            value = db.execute(
+                sa.select(votes.c.prediction).where(
+                    votes.c.exercise == exercise, votes.c.round == round_number, votes.c.student == student
+                )
+            ).scalar_one_or_none()
+        return None if value is None else float(value)
+
+    def rounds_of(self, exercise: str) -> list[RoundVotes]:
+        """Every round of an exercise with its predictions, oldest first (round 1 even before any vote).
+
+        Raises
+        ------
+        StoreUnavailable
+            If the database cannot be read.
+        """
+        try:
+            with self.engine.connect() as db:
+                known = {
+                    int(r.round): r.revealed_at is not None
+                    for r in db.execute(
+                        sa.select(rounds.c.round, rounds.c.revealed_at).where(rounds.c.exercise == exercise)
+                    )
+                }
+                found: dict[int, list[float]] = {}
+                for row in db.execute(
+                    sa.select(votes.c.round, votes.c.prediction)
+                    .where(votes.c.exercise == exercise)
+                    .order_by(votes.c.id)
+                ):
+                    found.setdefault(int(row.round), []).append(float(row.prediction))
+        except SQLAlchemyError as error:
+            raise StoreUnavailable(f"the class database cannot be read ({_reason(error)})") from None
+        numbers = sorted(set(known) | set(found) | {1})
+        return [RoundVotes(Round(n, known.get(n, False)), tuple(found.get(n, ()))) for n in numbers]
+
+    def reveal(self, exercise: str) -> Round:
+        """Reveal the current round: from now on students see the class result and the answer."""
+        with self.engine.begin() as db:
+            current = self._current(db, exercise)
+            self._ensure(db, exercise, current.number)
+            db.execute(
+                rounds.update()
+                .where(rounds.c.exercise == exercise, rounds.c.round == current.number, rounds.c.revealed_at.is_(None))
+                .values(revealed_at=time.time())
+            )
+        return Round(current.number, True)
+
+    def new_round(self, exercise: str) -> Round:
+        """Open the next round (the vote after discussion); the one before it is revealed if it was not."""
+        self.reveal(exercise)
+        with self.engine.begin() as db:
+            number = self._current(db, exercise).number + 1
+            try:
+                with db.begin_nested():
+                    db.execute(rounds.insert().values(exercise=exercise, round=number, opened_at=time.time()))
+            except IntegrityError:
+                pass  # another instructor window opened it first
+        return Round(number, False)
+
+    @staticmethod
+    def _ensure(db: sa.Connection, exercise: str, number: int) -> None:
+        exists = db.execute(
+            sa.select(rounds.c.round).where(rounds.c.exercise == exercise, rounds.c.round == number)
+        ).first()
+        if exists is None:
+            db.execute(rounds.insert().values(exercise=exercise, round=number, opened_at=time.time()))
+
+    def export_csv(self) -> str:
+        """Every vote as CSV: exercise, round, student (anonymous id), prediction, locked_at (ISO, UTC)."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(["exercise", "round", "student", "prediction", "locked_at"])
+        with self.engine.connect() as db:
+            for row in db.execute(sa.select(votes).order_by(votes.c.exercise, votes.c.round, votes.c.id)):
+                stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.locked_at))
+                writer.writerow([row.exercise, row.round, row.student, repr(float(row.prediction)), stamp])
+        return out.getvalue()
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+
+def _sqlite_pragmas(connection, _record) -> None:
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute(f"PRAGMA busy_timeout={int(SQLITE_BUSY_TIMEOUT_S * 1000)}")
+    cursor.close()
+
+
+def _reason(error: SQLAlchemyError) -> str:
+    """The driver's first line, without SQL or parameters."""
+    original = getattr(error, "orig", None) or error
+    return str(original).strip().splitlines()[0][:160] if str(original).strip() else type(original).__name__

@@ -1,0 +1,230 @@
+"""A student's side of the class: share a locked prediction anonymously, and after a reveal see the class.
+
+One :class:`ClassShare` per lesson session. Database work runs in a worker thread (a slow or locked
+database must not hold the event loop that serves everyone) and its result comes back under the
+session's document lock. Nothing about the class is read for a student before the instructor
+reveals the round: counts and the answer are never sent to a student session earlier.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Protocol
+
+import numpy as np
+import panel as pn
+import param
+from panel.io.state import set_curdoc
+
+from app.classroom import STUDENT_ID, limiter
+from app.classroom.store import ClassStore, Round, StoreUnavailable
+from app.content import Exercise
+from labs.timed import format_number
+
+POLL_MS = 2000
+"""How often a student page asks whether its shared rounds were revealed."""
+
+SHARED_NOTICE = "Your locked prediction is shared anonymously with the instructor (no name, no account)."
+
+
+class SharingRunner(Protocol):
+    """What :class:`ClassShare` needs from an exercise runner."""
+
+    exercise: Exercise
+    key: str
+    class_note: str
+    class_result: str
+
+
+@dataclass
+class Shared:
+    """One exercise this session shared: in which round, and what it locked."""
+
+    round: int
+    prediction: float
+    revealed: bool = False
+
+
+def class_result_text(exercise: Exercise, predictions: tuple[float, ...], mine: float | None) -> str:
+    """The class result a student sees after the reveal, one line starting ``class:``.
+
+    Parameters
+    ----------
+    exercise : Exercise
+        Its answer, tolerance and unit.
+    predictions : tuple of float
+        Every prediction locked in the round.
+    mine : float, optional
+        This student's.
+
+    Returns
+    -------
+    str
+        For example ``class: 30 locked · 18 within ±0.5 of the answer 4 ms · median 3.5 ms · yours 4 ms``.
+    """
+    unit = exercise.unit
+    if not predictions:
+        return (
+            f"class: nobody locked a prediction in this round · the answer is {format_number(exercise.answer)} {unit}"
+        )
+    values = np.asarray(predictions, dtype=float)
+    right = int(np.sum(np.abs(values - exercise.answer) <= exercise.tolerance + 1e-9))
+    parts = [
+        f"class: {len(values)} locked",
+        f"{right} within ±{format_number(exercise.tolerance)} of the answer {format_number(exercise.answer)} {unit}",
+        f"median {format_number(float(np.median(values)))} {unit}",
+    ]
+    if mine is not None:
+        parts.append(f"yours {format_number(mine, exact=True)} {unit}")
+    return " · ".join(parts)
+
+
+class ClassShare(param.Parameterized):
+    """One lesson session's link to the class database.
+
+    Parameters
+    ----------
+    store : ClassStore
+        This process's class database.
+    background : callable, optional
+        ``background(work, done)`` runs ``work()`` and then ``done(result)``; by default in a worker
+        thread with ``done`` back under the session's lock (in a session), or at once (headless).
+    """
+
+    student = param.String(default="", doc="This browser's anonymous id (32 hex digits), once the page sent it.")
+
+    def __init__(
+        self,
+        store: ClassStore,
+        background: Callable[[Callable[[], Any], Callable[[Any], None]], None] | None = None,
+        **params,
+    ):
+        super().__init__(**params)
+        self.store = store
+        self._background = background or in_worker_thread
+        self._shared: dict[str, tuple[SharingRunner, Shared]] = {}
+        self._waiting: list[tuple[SharingRunner, float]] = []
+        self._poller = None
+        self.param.watch(self._student_known, "student")
+
+    # ----- sharing ----------------------------------------------------------------------------------
+
+    def share(self, runner: SharingRunner, prediction: float) -> None:
+        """Share a prediction the student just locked (or say why it is not shared)."""
+        runner.class_result = ""
+        if not STUDENT_ID.fullmatch(self.student or ""):
+            runner.class_note = "Sharing your prediction with the instructor as soon as the page is ready…"
+            self._waiting.append((runner, prediction))
+            return
+        if not limiter.allow(self.student):
+            runner.class_note = "Not shared: too many predictions at once. Try again in a moment."
+            return
+        runner.class_note = "Sharing your prediction with the instructor…"
+        key, student = runner.key, self.student
+        self._background(partial(self._lock, key, student, prediction), partial(self._locked, runner, prediction))
+
+    def _lock(self, key: str, student: str, prediction: float) -> tuple[Round, bool, float | None] | str:
+        try:
+            current, stored = self.store.lock(key, student, prediction)
+            earlier = None if stored else self.store.student_vote(key, current.number, student)
+            return current, stored, earlier
+        except StoreUnavailable as problem:
+            return str(problem)
+
+    def _locked(self, runner: SharingRunner, prediction: float, result: tuple[Round, bool, float | None] | str) -> None:
+        if isinstance(result, str):
+            runner.class_note = (
+                "Your prediction could not be shared with the instructor: the class database is not answering. "
+                "The exercise goes on here as usual."
+            )
+            return
+        current, stored, earlier = result
+        if stored:
+            runner.class_note = f"Shared anonymously with the instructor (round {current.number})."
+            self._shared[runner.key] = (runner, Shared(current.number, prediction))
+        elif current.revealed:
+            runner.class_note = (
+                f"Not shared: the instructor has already revealed round {current.number}; wait for the next round."
+            )
+            self._shared[runner.key] = (runner, Shared(current.number, earlier if earlier is not None else prediction))
+        else:
+            kept = "" if earlier is None else f" ({format_number(earlier, exact=True)} {runner.exercise.unit})"
+            runner.class_note = (
+                f"You already shared a prediction in round {current.number}{kept}; "
+                "it stays, one per round. The instructor may open a new round."
+            )
+            self._shared[runner.key] = (runner, Shared(current.number, earlier if earlier is not None else prediction))
+        self._start_polling()
+
+    def _student_known(self, _event: param.parameterized.Event) -> None:
+        waiting, self._waiting = self._waiting, []
+        for runner, prediction in waiting:
+            self.share(runner, prediction)
+
+    # ----- the reveal -------------------------------------------------------------------------------
+
+    def _start_polling(self) -> None:
+        if self._poller is None and pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            self._poller = pn.state.add_periodic_callback(self.poll, period=POLL_MS)
+
+    def poll(self) -> None:
+        """Ask whether any shared round was revealed (or a new round opened) and show what changed."""
+        asked = {key: (shared.round, shared.revealed) for key, (_runner, shared) in self._shared.items()}
+        if asked:
+            self._background(partial(self._read, asked), self._show)
+
+    def _read(self, asked: dict[str, tuple[int, bool]]) -> dict[str, tuple[Round, tuple[float, ...] | None]] | str:
+        try:
+            found = {}
+            for key, (number, seen) in asked.items():
+                current = self.store.current_round(key)
+                revealed = current.revealed or current.number > number
+                votes = None  # only a revealed round's predictions are read: nothing before the reveal
+                if revealed and not seen:
+                    votes = next(r.predictions for r in self.store.rounds_of(key) if r.round.number == number)
+                found[key] = (current, votes)
+            return found
+        except StoreUnavailable as problem:
+            return str(problem)
+
+    def _show(self, found: dict[str, tuple[Round, tuple[float, ...] | None]] | str) -> None:
+        if isinstance(found, str):
+            return  # the next poll tries again; the exercise itself is unaffected
+        for key, (current, votes) in found.items():
+            if key not in self._shared:
+                continue
+            runner, shared = self._shared[key]
+            if votes is not None:
+                shared.revealed = True
+                runner.class_result = class_result_text(runner.exercise, votes, shared.prediction)
+            if current.number > shared.round:
+                runner.class_note = (
+                    f"Round {current.number} is open: press Try again to predict again after discussing."
+                )
+                del self._shared[key]
+
+    notice_text = SHARED_NOTICE
+    """The line an exercise shows before its prediction is locked, when the class is on."""
+
+
+def in_worker_thread(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+    """Run ``work`` in a worker thread, then ``done(result)`` under the current session's lock.
+
+    Without a running server session (a headless test) both run at once, in order.
+    """
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        done(work())
+        return
+    future = asyncio.get_running_loop().run_in_executor(None, work)
+
+    def finished(completed: asyncio.Future) -> None:
+        if completed.cancelled() or completed.exception() is not None:
+            return
+        with set_curdoc(doc):
+            pn.state.execute(partial(done, completed.result()), schedule=True)
+
+    future.add_done_callback(finished)
