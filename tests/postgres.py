@@ -71,7 +71,16 @@ def start_postgres() -> Postgres:
 def stop_postgres(server: Postgres) -> None:
     """Stop the server (fast shutdown) and remove its directory."""
     subprocess.run(
-        [*server.as_user, str(server.binaries / "pg_ctl"), "-D", str(server.directory / "data"), "-m", "fast", "-w", "stop"],
+        [
+            *server.as_user,
+            str(server.binaries / "pg_ctl"),
+            "-D",
+            str(server.directory / "data"),
+            "-m",
+            "fast",
+            "-w",
+            "stop",
+        ],
         capture_output=True,
         timeout=120,
     )

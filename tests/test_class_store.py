@@ -67,7 +67,10 @@ def test_reveal_then_a_new_round_for_the_vote_after_discussion(store):
     assert store.lock(key, STUDENTS[1], 4.0) == (Round(1, True), False)  # a revealed round takes no votes
     assert store.new_round(key) == Round(2, False)
     assert store.lock(key, STUDENTS[0], 4.0) == (Round(2, False), True)  # the same student votes again
-    assert [(r.round, r.predictions) for r in store.rounds_of(key)] == [(Round(1, True), (3.0,)), (Round(2, False), (4.0,))]
+    assert [(r.round, r.predictions) for r in store.rounds_of(key)] == [
+        (Round(1, True), (3.0,)),
+        (Round(2, False), (4.0,)),
+    ]
 
 
 def test_new_round_first_reveals_the_open_one(store):
