@@ -12,10 +12,12 @@ import panel as pn
 from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
+from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token
+from app.classroom.http import ClassDataHandler
 from app.content import SpecError
 from app.health import HealthHandler
 from app.library import lessons
-from app.pages import index, lesson, trace
+from app.pages import index, instructor, lesson, trace
 from app.pages.lab import lab_routes
 from app.sessions import counted, enable_session_reuse, warm_up, warm_up_paths
 from app.task_timer import install_if_asked
@@ -30,7 +32,13 @@ def routes() -> dict[str, object]:
     dict of str to callable
         Functions, never instances, so that every session gets its own models.
     """
-    pages = {"/": index.build, "/lesson": lesson.build, "/trace": trace.build, **lab_routes()}
+    pages = {
+        "/": index.build,
+        "/lesson": lesson.build,
+        "/trace": trace.build,
+        "/instructor": instructor.build,
+        **lab_routes(),
+    }
     return {path: counted(build) for path, build in pages.items()}
 
 
@@ -94,6 +102,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=os.environ.get("CHECK_UNUSED_SESSIONS", "10"),
         help="How often, in seconds, closed sessions are looked for and freed (default 10).",
     )
+    parser.add_argument(
+        "--class-db",
+        default=os.environ.get(CLASS_DB_ENV, ""),
+        metavar="URL",
+        help=(
+            "Collect the class's locked predictions for /instructor in this database: sqlite:///class.db "
+            "(all processes on one machine) or postgresql+psycopg://user:password@host/db. Default: off."
+        ),
+    )
     return parser.parse_args(argv)  # argparse runs string defaults (from the environment) through type too
 
 
@@ -111,6 +128,16 @@ def main(argv: list[str] | None = None) -> None:
         lessons()
     except SpecError as error:
         sys.exit(f"Cannot start: a lesson spec is malformed.\n{error}")
+    if args.class_db:
+        try:
+            configure(args.class_db)
+        except StoreUnavailable as error:
+            sys.exit(f"Cannot start: {error}; check --class-db (or CLASS_DB).")
+        token, made = ensure_token()
+        if made:
+            print(f"Class on. Instructor token (type it on /instructor; set INSTRUCTOR_TOKEN to choose one): {token}")
+    else:
+        configure(None)
     origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
     enable_session_reuse()
     pages = routes()
@@ -124,7 +151,10 @@ def main(argv: list[str] | None = None) -> None:
             start=False,
             title="Overlap Lab",
             num_procs=args.num_procs,
-            extra_patterns=[(r"/healthz", HealthHandler)],
+            extra_patterns=[
+                (r"/healthz", HealthHandler),
+                (r"/instructor/(export\.csv|rounds\.json)", ClassDataHandler),
+            ],
             default_handler_class=NotFoundHandler,  # a Tornado setting: what answers a path no route matches
             unused_session_lifetime_milliseconds=int(args.unused_session_lifetime * 1000),
             check_unused_sessions_milliseconds=int(args.check_unused_sessions * 1000),

@@ -43,13 +43,16 @@ class LiveServer:
     process: subprocess.Popen
 
 
-def serve(command: list[str], port: int, log: Path) -> LiveServer:
+def serve(command: list[str], port: int, log: Path, env: dict[str, str] | None = None) -> LiveServer:
     """Start a server with ``command`` in the repository, output to ``log``; return once it answers.
 
-    Fails the test (killing the process) if it exits or does not answer ``/`` within 120 s.
+    ``env`` adds to (or overrides) this process's environment for the server. Fails the test
+    (killing the process) if it exits or does not answer ``/`` within 120 s.
     """
     with log.open("w") as sink:
-        process = subprocess.Popen(command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+        )
     url = f"http://localhost:{port}"
 
     def answers() -> bool:

@@ -8,7 +8,6 @@ reveals the round: counts and the answer are never sent to a student session ear
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -17,9 +16,9 @@ from typing import Any, Protocol
 import numpy as np
 import panel as pn
 import param
-from panel.io.state import set_curdoc
 
 from app.classroom import STUDENT_ID, limiter
+from app.classroom.background import in_worker_thread
 from app.classroom.store import ClassStore, Round, StoreUnavailable
 from app.content import Exercise
 from labs.timed import format_number
@@ -208,23 +207,3 @@ class ClassShare(param.Parameterized):
 
     notice_text = SHARED_NOTICE
     """The line an exercise shows before its prediction is locked, when the class is on."""
-
-
-def in_worker_thread(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
-    """Run ``work`` in a worker thread, then ``done(result)`` under the current session's lock.
-
-    Without a running server session (a headless test) both run at once, in order.
-    """
-    doc = pn.state.curdoc
-    if doc is None or doc.session_context is None:
-        done(work())
-        return
-    future = asyncio.get_running_loop().run_in_executor(None, work)
-
-    def finished(completed: asyncio.Future) -> None:
-        if completed.cancelled() or completed.exception() is not None:
-            return
-        with set_curdoc(doc):
-            pn.state.execute(partial(done, completed.result()), schedule=True)
-
-    future.add_done_callback(finished)

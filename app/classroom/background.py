@@ -1,0 +1,31 @@
+"""Blocking database work off the event loop, with its result back under the session's lock."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+import panel as pn
+from panel.io.state import set_curdoc
+
+
+def in_worker_thread(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
+    """Run ``work`` in a worker thread, then ``done(result)`` under the current session's lock.
+
+    Without a running server session (a headless test) both run at once, in order.
+    """
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        done(work())
+        return
+    future = asyncio.get_running_loop().run_in_executor(None, work)
+
+    def finished(completed: asyncio.Future) -> None:
+        if completed.cancelled() or completed.exception() is not None:
+            return
+        with set_curdoc(doc):
+            pn.state.execute(partial(done, completed.result()), schedule=True)
+
+    future.add_done_callback(finished)
