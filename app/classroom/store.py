@@ -93,15 +93,19 @@ class ClassStore:
         self._create()
 
     def _create(self) -> None:
-        try:
-            metadata.create_all(self.engine)
-            with self.engine.begin() as db:
-                if db.execute(sa.select(sa.func.count()).select_from(schema_version)).scalar_one() == 0:
-                    db.execute(schema_version.insert().values(version=SCHEMA_VERSION))
-        except IntegrityError:
-            pass  # another process created it at the same moment
-        except SQLAlchemyError as error:
-            raise StoreUnavailable(f"the class database cannot be opened ({_reason(error)})") from None
+        """Create the schema and record its version; processes starting together may race, so retry."""
+        for attempt in range(5):
+            try:
+                metadata.create_all(self.engine)  # checks first: a table another process made is kept
+                with self.engine.begin() as db:
+                    if db.execute(sa.select(sa.func.count()).select_from(schema_version)).scalar_one() == 0:
+                        db.execute(schema_version.insert().values(version=SCHEMA_VERSION))
+                return
+            except SQLAlchemyError as error:
+                racing = isinstance(error, IntegrityError) or "already exists" in str(error)
+                if not racing or attempt == 4:
+                    raise StoreUnavailable(f"the class database cannot be opened ({_reason(error)})") from None
+                time.sleep(0.05 * (attempt + 1))  # the other process finishes its CREATE meanwhile
 
     def version(self) -> int:
         """The schema version recorded in the database."""
