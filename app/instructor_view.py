@@ -119,8 +119,8 @@ class InstructorView(Viewer):
         self.store = store
         self.choices = class_exercises()
         self._limit = WriteLimiter(per_second=2, keys=1)
-        self.token = pn.widgets.PasswordInput(name="Instructor token", width=280)
-        self.sign_in = pn.widgets.Button(name="Sign in", button_type="primary", align="end")
+        self.token = pn.widgets.PasswordInput(label="Instructor token", width=280)
+        self.sign_in = pn.widgets.Button(label="Sign in", color="primary", align="end")
         self.sign_in.on_click(lambda _event: self._try(self.token.value_input or self.token.value))
         self.token.param.watch(lambda event: self._try(event.new), "value")  # Enter in the field
         self.alert = pn.pane.HTML("", margin=(0, 10))
@@ -158,12 +158,12 @@ class InstructorView(Viewer):
 
     def _build_results(self) -> None:
         self.exercise = pn.widgets.Select(
-            name="Exercise", options={c.label: c.key for c in self.choices}, value=self.choices[0].key, width=420
+            label="Exercise", options={c.label: c.key for c in self.choices}, value=self.choices[0].key, width=420
         )
         self.exercise.param.watch(lambda _event: self.refresh(), "value")
-        self.reveal = pn.widgets.Button(name="Reveal", button_type="primary", align="end")
+        self.reveal = pn.widgets.Button(label="Reveal", color="primary", align="end")
         self.reveal.on_click(lambda _event: self._act(self.store.reveal))
-        self.new_round = pn.widgets.Button(name="New round", align="end")
+        self.new_round = pn.widgets.Button(label="New round", align="end")
         self.new_round.on_click(lambda _event: self._act(self.store.new_round))
         self.export = pn.widgets.FileDownload(
             callback=self._csv, filename="class-predictions.csv", label="Export CSV", align="end", width=140

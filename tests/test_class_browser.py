@@ -70,6 +70,7 @@ def test_the_class_predicts_the_instructor_reveals_and_opens_a_new_round(browser
     token.fill(TOKEN)
     token.press("Enter")
     results = page.get_by_role("region", name="Class results")
+    expect(results.get_by_role("combobox", name="Exercise")).to_be_enabled()  # built once the token matched
     results.get_by_role("combobox", name="Exercise").select_option(label=f"{LESSON.title}: {EXERCISE.title}")
     status = results.get_by_role("status").first
     expect(status).to_contain_text("locked = 0 · round 1 · answer hidden")

@@ -139,6 +139,7 @@ def test_thirty_students_and_a_dead_process_lose_no_prediction(browser, cluster)
     page.get_by_role("textbox", name="Instructor token").fill(TOKEN)
     page.get_by_role("button", name="Sign in").click()
     results = page.get_by_role("region", name="Class results")
+    expect(results.get_by_role("combobox", name="Exercise")).to_be_enabled()  # built once the token matched
     results.get_by_role("combobox", name="Exercise").select_option(label=f"{LESSON.title}: {EXERCISE.title}")
     expect(results.get_by_role("status").first).to_contain_text("locked = 30 · round 1 · answer hidden")
     expect(results.get_by_role("table")).to_contain_text("20")  # the split: 20 predicted 1, 10 predicted 2

@@ -1,0 +1,148 @@
+"""The class on a lesson and on the instructor page without a browser: sharing, limits, failures, the reveal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.classroom import limits
+from app.classroom.store import ClassStore
+from app.classroom.student import ClassShare, class_result_text
+from app.content import load_lessons
+from app.exercise import ExerciseRunner, ExerciseSession
+from app.instructor_view import InstructorView, bin_edges
+from app.progress import ProgressStore
+from labs.queue.view import QueueLab
+
+LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "overlap")
+EXERCISE = LESSON.exercise("growth")
+KEY = f"{LESSON.slug}/{EXERCISE.id}"
+ME, YOU = "a" * 32, "b" * 32
+
+
+@pytest.fixture
+def store(tmp_path):
+    opened = ClassStore(f"sqlite:///{tmp_path / 'class.db'}")
+    yield opened
+    opened.dispose()
+
+
+@pytest.fixture(autouse=True)
+def fresh_limit(monkeypatch):
+    monkeypatch.setattr("app.classroom.student.limiter", limits.WriteLimiter())
+
+
+def runner_for(store: ClassStore, student: str = ME) -> ExerciseRunner:
+    share = ClassShare(store)  # headless: database work runs at once
+    share.student = student
+    return ExerciseRunner(
+        lab=QueueLab(),
+        session=ExerciseSession(),
+        progress=ProgressStore(),
+        exercise=EXERCISE,
+        lesson_slug=LESSON.slug,
+        classroom=share,
+    )
+
+
+def lock(runner: ExerciseRunner, text: str) -> None:
+    runner.card._handle_msg({"action": "lock", "text": text})
+
+
+def test_without_a_class_nothing_is_said_or_shared():
+    runner = ExerciseRunner(
+        lab=QueueLab(), session=ExerciseSession(), progress=ProgressStore(), exercise=EXERCISE, lesson_slug="overlap"
+    )
+    lock(runner, "1")
+    assert runner.card.class_html == ""
+
+
+def test_a_locked_prediction_is_shared_once_and_the_class_shown_only_after_the_reveal(store):
+    mine, yours = runner_for(store, ME), runner_for(store, YOU)
+    assert "shared anonymously" in mine.card.class_html
+    lock(mine, "1")
+    lock(yours, "2,5")
+    assert "Shared anonymously with the instructor (round 1)." in mine.card.class_html
+    assert store.rounds_of(KEY)[0].predictions == (1.0, 2.5)
+    mine.classroom.poll()
+    assert "class:" not in mine.card.class_html  # not revealed: nothing about the class
+    store.reveal(KEY)
+    mine.classroom.poll()
+    assert "class: 2 locked · 1 within ±" in mine.card.class_html and "yours 1 " in mine.card.class_html
+    store.new_round(KEY)
+    mine.classroom.poll()
+    assert "Round 2 is open" in mine.card.class_html
+
+
+def test_the_same_student_locking_again_in_a_round_replaces_nothing(store):
+    runner = runner_for(store)
+    lock(runner, "1")
+    runner.start()
+    lock(runner, "3")
+    assert "You already shared a prediction in round 1 (1 work units per second); it stays" in runner.card.class_html
+    assert store.rounds_of(KEY)[0].predictions == (1.0,)
+
+
+def test_a_bad_prediction_is_refused_and_stored_nowhere(store):
+    runner = runner_for(store)
+    for text in ("nan", "abc", "1e999", ""):
+        lock(runner, text)
+        assert runner.prediction is None
+    assert store.rounds_of(KEY)[0].predictions == ()
+
+
+def test_a_flood_from_one_student_is_cut_off_and_others_are_not(store, monkeypatch):
+    monkeypatch.setattr("app.classroom.student.limiter", limits.WriteLimiter(per_second=2))
+    flood = runner_for(store, ME)
+    for _ in range(5):
+        flood.start()
+        lock(flood, "1")
+    assert "Not shared: too many predictions at once" in flood.card.class_html
+    other = runner_for(store, YOU)
+    lock(other, "2")
+    assert "Shared anonymously" in other.card.class_html
+    assert sorted(store.rounds_of(KEY)[0].predictions) == [1.0, 2.0]
+
+
+def test_a_database_that_is_down_leaves_the_exercise_working(store):
+    runner = runner_for(store)
+    runner.classroom.store = _Down()
+    lock(runner, "1")
+    assert "could not be shared with the instructor" in runner.card.class_html
+    assert runner.locked and runner.lab.transport.allowed  # Play and Step are on: the exercise goes on
+
+
+class _Down:
+    """A class database that is not answering."""
+
+    def __getattr__(self, name):
+        from app.classroom.store import StoreUnavailable
+
+        def refuse(*_args, **_kwargs):
+            raise StoreUnavailable("the class database cannot be written (connection refused)")
+
+        return refuse
+
+
+def test_the_instructor_sees_nothing_without_the_token(store, monkeypatch):
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", "right")
+    view = InstructorView(store)
+    view._try("wrong")
+    assert not view.signed_in and "not the instructor token" in view.alert.object
+    assert [type(o).__name__ for o in view.layout.objects] == ["NamedRegion"]  # the sign-in only
+    assert view._csv().getvalue() == ""
+    view._try("right")
+    assert view.signed_in
+    store.lock(KEY, ME, 1.0)
+    view.exercise.value = KEY
+    view.refresh()
+    assert "locked = 1 · round 1 · answer hidden" in view.status.object
+    view._act(store.reveal)
+    assert "(revealed)" in view.status.object and view.answer_line.visible
+    assert view._csv().getvalue().count(KEY) == 1
+
+
+def test_bins_and_the_class_line():
+    assert len(bin_edges(np.array([4.0, 4.0]))) == 2  # one bin around a single value
+    assert len(bin_edges(np.linspace(0, 1000, 500))) - 1 <= 12
+    assert class_result_text(EXERCISE, (), None).startswith("class: nobody locked")
