@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 import param
 from bokeh.models import Div, HoverTool, Label, Range1d, Span
 from bokeh.plotting import figure
 
-from labs.numbers import fixed, fixed_apart
+from labs.numbers import fixed, fixed_apart, nice_at_least
 from labs.queue.model import QueueModel
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
@@ -19,17 +17,20 @@ UNITS = {"arrival_rate": "units/s", "service_rate": "units/s", "initial_backlog"
 
 STOP_COLOUR = "#2a7d3f"
 
+AXIS_MANTISSAS = (1.0, 2.0, 2.5, 5.0)
+"""The backlog axis ends at one of these times a power of ten."""
+
 TITLE = "Fluid backlog q(t) = max(0, q0 + (λ − μ)·t)"
 TITLE_WITH_STOP = "Fluid backlog: q0 + (λ − μ)·t until arrivals stop at T, then down at μ (never below 0)"
 
 
 def nice_ceiling(value: float) -> float:
-    """Round up to 1, 2 or 5 times a power of ten, for an axis that does not jump on every edit.
+    """Round up to 1, 2, 2.5 or 5 times a power of ten, for an axis that does not jump on every edit.
 
     Parameters
     ----------
     value : float
-        A positive number.
+        A number; 0 or less gives 1.
 
     Returns
     -------
@@ -38,11 +39,7 @@ def nice_ceiling(value: float) -> float:
     """
     if value <= 0:
         return 1.0
-    power = 10 ** math.floor(math.log10(value))
-    for factor in (1, 2, 2.5, 5, 10):
-        if factor * power >= value:
-            return factor * power
-    return 10 * power
+    return nice_at_least(value, AXIS_MANTISSAS)
 
 
 class QueueLab(LabView):
