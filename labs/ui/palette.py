@@ -24,7 +24,7 @@ import re
 
 NAVY = "#1f3b57"
 """The frame's header background; the skip link's text and border; the 404 page's focus ring;
-the roofline's flat roof."""
+the roofline's flat roof; the class's result line on the exercise card."""
 
 WHITE = "#ffffff"
 """Page background; text on the navy header and on primary buttons; the skip link's background;
@@ -43,7 +43,8 @@ LINK_BLUE = "#0b5394"
 
 BLUE = "#1f6fb2"
 """Compute (timeline and trace bars), memory (the roofline's bandwidth slope), the queue's backlog
-curve; also the exercise card's border and the left edge of a note box."""
+curve, the latest round in the class histogram; also the exercise card's border and the left edge
+of a note box."""
 
 ORANGE = "#d4541a"
 """Communication (all-reduce bars), the roofline's compute, the queue's marker, the playhead."""
@@ -63,8 +64,8 @@ KERNEL_GREEN = "#2a9d3f"
 KERNEL_LABEL_GREEN = "#1d6e2c"
 """The text next to the roofline's kernel point."""
 
-SLOWED_BLUE = "#8fb8de"
-"""Backward compute slowed by contention (timeline)."""
+PALE_BLUE = "#8fb8de"
+"""Backward compute slowed by contention (timeline); the first round in the class histogram."""
 
 SLOWED_BLUE_HATCH = "#0b3c66"
 """The hatching over slowed compute (timeline)."""
@@ -100,8 +101,8 @@ FAINT_GREY = "#555555"
 """The timeline's "no overlap" line and label; the bucket table's placeholder."""
 
 ERROR_RED = "#a4000f"
-"""Refusals and alerts: a field's error, a bad link, an unreadable trace; the lost-connection
-notice's top border."""
+"""Refusals and alerts: a field's error, a bad link, an unreadable trace, a wrong instructor token;
+the lost-connection notice's top border; the answer line in the class histogram."""
 
 GATE_BROWN = "#7a4b00"
 """Why Play or a control is held back during an exercise."""
