@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import re
+import typing
 
 BIG = 1e12
 """From this magnitude on, figures switch to ``m × 10^e``: no row of 13 or more digits is shown."""
@@ -320,56 +321,37 @@ def nice_at_least(value: float, mantissas: tuple[float, ...] = ONE_TWO_FIVE, sla
     Returns
     -------
     float
-        ``m * 10.0**k`` for the first ``(k, m)``, in ascending order, that qualifies.
+        ``m * 10.0**k``.
 
     Raises
     ------
     ValueError
         When ``value`` is not a positive finite number.
     """
-    exponent = _exponent_below(value) - 1
-    while True:
-        for mantissa in mantissas:
-            nice = mantissa * 10.0**exponent
-            if nice * (1 + slack) >= value:
-                return nice
-        exponent += 1
+    return next(nice for nice in _nice_numbers(value, mantissas, 1) if nice * (1 + slack) >= value)
 
 
 def nice_at_most(value: float, mantissas: tuple[float, ...] = ONE_TWO_FIVE, slack: float = 0.0) -> float:
     """The largest nice number ``m × 10^k`` that is at most ``value``.
 
-    Parameters
-    ----------
-    value : float
-        A positive finite number.
-    mantissas : tuple of float
-        The allowed ``m``, ascending, each in [1, 10): 1, 2 and 5 by default.
-    slack : float
-        Relative tolerance: a nice number ``n`` with ``n ≤ value · (1 + slack)`` counts as at most
-        ``value``, so that a value a rounding error below a nice number still gets that number.
+    Parameters and errors are those of :func:`nice_at_least`, except that here ``n`` with
+    ``n ≤ value · (1 + slack)`` counts as at most ``value``.
 
     Returns
     -------
     float
-        ``m * 10.0**k`` for the first ``(k, m)``, in descending order, that qualifies.
-
-    Raises
-    ------
-    ValueError
-        When ``value`` is not a positive finite number.
+        ``m * 10.0**k``.
     """
-    exponent = _exponent_below(value) + 1
-    while True:
-        for mantissa in reversed(mantissas):
-            nice = mantissa * 10.0**exponent
-            if nice <= value * (1 + slack):
-                return nice
-        exponent -= 1
+    return next(nice for nice in _nice_numbers(value, mantissas, -1) if nice <= value * (1 + slack))
 
 
-def _exponent_below(value: float) -> int:
-    """``floor(log10(value))``, after refusing what has no nice number."""
+def _nice_numbers(value: float, mantissas: tuple[float, ...], step: int) -> typing.Iterator[float]:
+    """Nice numbers from a decade past ``value``'s own, ascending (``step`` 1) or descending (-1)."""
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"a nice number needs a positive finite value, not {value!r}")
-    return math.floor(math.log10(value))
+    exponent = math.floor(math.log10(value)) - step
+    ordered = mantissas if step > 0 else mantissas[::-1]
+    while True:
+        for mantissa in ordered:
+            yield mantissa * 10.0**exponent
+        exponent += step
