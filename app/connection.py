@@ -27,6 +27,8 @@ from pathlib import Path
 
 from panel.custom import JSComponent
 
+from labs.ui.palette import inline
+
 # Sent to every page in its session document: the comment lines stay in the file, not on the wire.
 CONNECTION_JS = "\n".join(
     line
@@ -34,13 +36,13 @@ CONNECTION_JS = "\n".join(
     if not line.lstrip().startswith("//")
 )
 
-CONNECTION_CSS = """
+CONNECTION_CSS = inline("""
 :host { width: 0; height: 0; margin: 0; overflow: visible; }
 .connection {
   position: fixed; left: 0; right: 0; bottom: 0; z-index: 10000;
   display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px;
   box-sizing: border-box; max-height: 50vh; overflow-y: auto; padding: 10px 16px;
-  background: #fff8e6; color: #1a1a1a; border-top: 4px solid #a4000f;
+  background: var(--ol-notice-background); color: var(--ol-notice-ink); border-top: 4px solid var(--ol-error-red);
   box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.25);
   font: 1rem/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; white-space: normal; text-align: left;
 }
@@ -48,12 +50,14 @@ CONNECTION_CSS = """
 .connection p { flex: 1 1 260px; margin: 0; max-width: 70ch; }
 .connection button {
   font: inherit; font-weight: 600; padding: 6px 18px; border-radius: 4px; cursor: pointer;
-  background: #1f5f99; color: #fff; border: 1px solid #1f4f80;
+  background: var(--ol-card-button-blue); color: var(--ol-white); border: 1px solid var(--ol-card-button-edge);
 }
-.connection button:hover { background: #1f4f80; }
-.connection:focus-visible, .connection button:focus-visible { outline: 3px solid #b35900; outline-offset: 2px; }
+.connection button:hover { background: var(--ol-card-button-edge); }
+.connection:focus-visible, .connection button:focus-visible {
+  outline: 3px solid var(--ol-focus-orange); outline-offset: 2px;
+}
 .connection:focus:not(:focus-visible) { outline: none; }
-"""
+""")
 
 
 class ConnectionWatch(JSComponent):

@@ -15,34 +15,38 @@ from collections.abc import Callable
 import param
 from panel.custom import JSComponent
 
-CARD_CSS = """
+from labs.ui.palette import inline
+
+CARD_CSS = inline("""
 :host { width: 100%; }
-section.exercise { border: 2px solid #1f6fb2; border-radius: 8px; background: #fbfdff; padding: 4px 12px 8px; }
+section.exercise { border: 2px solid var(--ol-blue); border-radius: 8px; background: var(--ol-card-background);
+  padding: 4px 12px 8px; }
 h3 { margin: 6px 0; }
 ol.steps { padding-left: 1.4em; margin: 6px 0; }
 ol.steps li { margin: 2px 0; }
-ol.steps li.done { color: #1b6e2a; }
+ol.steps li.done { color: var(--ol-done-green); }
 ol.steps li.current { font-weight: 700; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-.gate { color: #7a4b00; font-weight: 600; }
-.field-error { color: #a4000f; font-weight: 600; margin: 0; }
+.gate { color: var(--ol-gate-brown); font-weight: 600; }
+.field-error { color: var(--ol-error-red); font-weight: 600; margin: 0; }
 form.predict { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; margin: 8px 0; }
 form.predict label { display: flex; flex-direction: column; gap: 2px; font-size: 0.9rem; }
-form.predict input { font: inherit; padding: 5px 8px; width: 15rem; max-width: 100%; border: 1px solid #8a8f98;
-  border-radius: 4px; }
-form.predict input:disabled { background: #eef1f4; color: #333; }
-form.predict button { font: inherit; padding: 6px 12px; border-radius: 4px; border: 1px solid #1f4f80; cursor: pointer;
-  background: #fff; color: #1f4f80; }
-form.predict button.primary { background: #1f5f99; color: #fff; }
+form.predict input { font: inherit; padding: 5px 8px; width: 15rem; max-width: 100%;
+  border: 1px solid var(--ol-input-edge); border-radius: 4px; }
+form.predict input:disabled { background: var(--ol-disabled-background); color: var(--ol-dark-grey); }
+form.predict button { font: inherit; padding: 6px 12px; border-radius: 4px; cursor: pointer;
+  border: 1px solid var(--ol-card-button-edge);
+  background: var(--ol-white); color: var(--ol-card-button-edge); }
+form.predict button.primary { background: var(--ol-card-button-blue); color: var(--ol-white); }
 form.predict button:disabled { opacity: 0.55; cursor: not-allowed; }
-form.predict :focus-visible { outline: 3px solid #b35900; outline-offset: 2px; }
+form.predict :focus-visible { outline: 3px solid var(--ol-focus-orange); outline-offset: 2px; }
 .feedback { font-weight: 700; padding: 6px 10px; border-radius: 4px; }
-.feedback.correct { background: #e3f4e6; color: #14591f; }
-.feedback.wrong { background: #fdeceb; color: #8a1c12; }
-.explanation { border-left: 4px solid #999; padding-left: 10px; }
-.class-line { color: #1f3b57; font-size: 0.92rem; }
+.feedback.correct { background: var(--ol-correct-background); color: var(--ol-correct-green); }
+.feedback.wrong { background: var(--ol-wrong-background); color: var(--ol-wrong-red); }
+.explanation { border-left: 4px solid var(--ol-explanation-edge); padding-left: 10px; }
+.class-line { color: var(--ol-navy); font-size: 0.92rem; }
 .class-line p { margin: 4px 0; }
-"""
+""")
 
 
 class ExerciseCard(JSComponent):

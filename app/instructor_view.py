@@ -29,6 +29,7 @@ from app.classroom.store import ClassStore, RoundVotes, StoreUnavailable
 from app.content import Exercise
 from app.library import lessons
 from labs.timed import format_number
+from labs.ui.palette import BLUE, ERROR_RED, PALE_BLUE, WHITE
 from labs.ui.playback import readout_html
 from labs.ui.region import NamedRegion
 
@@ -39,7 +40,7 @@ MAX_BINS = 12
 SHOWN_ROUNDS = 2
 """The rounds drawn side by side: the one before discussion and the one after."""
 
-ROUND_COLOURS = ("#8fb8de", "#1f6fb2")
+ROUND_COLOURS = (PALE_BLUE, BLUE)
 
 
 @dataclass(frozen=True)
@@ -146,7 +147,7 @@ class InstructorView(Viewer):
         if not token_matches(typed):
             self.token.value = ""
             self.alert.object = (
-                '<p role="alert" style="color:#a4000f;font-weight:600">That is not the instructor token. '
+                f'<p role="alert" style="color:{ERROR_RED};font-weight:600">That is not the instructor token. '
                 "It is the INSTRUCTOR_TOKEN the course was started with (printed once when it was made up).</p>"
             )
             return
@@ -196,8 +197,8 @@ class InstructorView(Viewer):
             y_axis_label="students",
             title="Predictions: each round's count per range (the table below has the numbers)",
         )
-        fig.vbar(x="x", top="top", width="width", fill_color="color", line_color="white", source=self.source)
-        self.answer_line = Span(location=0, dimension="height", line_color="#a4000f", line_width=3, visible=False)
+        fig.vbar(x="x", top="top", width="width", fill_color="color", line_color=WHITE, source=self.source)
+        self.answer_line = Span(location=0, dimension="height", line_color=ERROR_RED, line_width=3, visible=False)
         fig.add_layout(self.answer_line)
         self.figure = fig
         return pn.pane.Bokeh(fig, sizing_mode="stretch_width")

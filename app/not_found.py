@@ -15,12 +15,13 @@ from pathlib import Path
 
 from app.library import lessons
 from labs.registry import registrations
+from labs.ui.palette import ROOT_CSS
 
 SHOWN_CHARACTERS = 40
 """How much of an unknown id or path a message repeats before cutting it short with "…"."""
 
-CSS = Path(__file__).with_suffix(".css").read_text(encoding="utf-8")
-"""The 404 page's style, in the course frame's colours; read once per process."""
+CSS = ROOT_CSS + "\n" + Path(__file__).with_suffix(".css").read_text(encoding="utf-8")
+"""The 404 page's style, in the course frame's colours (the palette's custom properties first); read once."""
 
 
 def shorten(text: str, limit: int = SHOWN_CHARACTERS) -> str:

@@ -7,6 +7,8 @@ import typing as t
 import panel as pn
 import param
 
+from labs.ui.palette import inline
+
 
 class LessonProse(pn.pane.Markdown):
     """A Markdown pane whose HTML is rendered once per process for each distinct text.
@@ -17,7 +19,9 @@ class LessonProse(pn.pane.Markdown):
     """
 
     # Panel's Markdown colours inline code #82aaff (2.3:1 on white); this is 10:1.
-    stylesheets = param.List(default=[":host code { color: #1d3f6e; background: #eef2f7; }"])
+    stylesheets = param.List(
+        default=[inline(":host code { color: var(--ol-code-blue); background: var(--ol-code-background); }")]
+    )
 
     _rendered: t.ClassVar[dict[str, dict[str, t.Any]]] = {}
 

@@ -9,17 +9,19 @@ from pathlib import Path
 import panel as pn
 
 from app.connection import ConnectionWatch
+from labs.ui.palette import NAVY, ROOT_CSS, inline
 
-CSS = """
-#header a.title, #header span.title { font-size: 1.15rem; white-space: nowrap; color: #ffffff; }
+CSS = inline("""
+#header a.title, #header span.title { font-size: 1.15rem; white-space: nowrap; color: var(--ol-white); }
 #header a.title { text-decoration: underline; text-underline-offset: 3px; }
 @media (max-width: 600px) { #header span.title { display: none; } }
 .skip-link { position: absolute; left: 8px; top: -60px; z-index: 2000; padding: 8px 14px;
-  background: #ffffff; color: #1f3b57; font-weight: 600; border: 3px solid #1f3b57; border-radius: 4px; }
+  background: var(--ol-white); color: var(--ol-navy); font-weight: 600; border: 3px solid var(--ol-navy);
+  border-radius: 4px; }
 .skip-link:focus { top: 8px; }
-#header a:focus-visible, .skip-link:focus-visible { outline: 3px solid #ffbf47; outline-offset: 2px; }
+#header a:focus-visible, .skip-link:focus-visible { outline: 3px solid var(--ol-amber); outline-offset: 2px; }
 #main:focus { outline: none; }
-"""
+""")
 
 
 class CourseTemplate(pn.template.BootstrapTemplate):
@@ -51,9 +53,9 @@ def page(title: str, main: object, intro: str = "", extra_html: str = "") -> Cou
         title=title,
         site="Overlap Lab",
         site_url="./",
-        header_background="#1f3b57",
+        header_background=NAVY,
         collapsed_sidebar=True,
-        raw_css=[CSS],
+        raw_css=[ROOT_CSS, CSS],
         busy_indicator=None,
     )
     heading = pn.pane.HTML(

@@ -24,12 +24,13 @@ from app.trace.intervals import clip
 from app.trace.parse import RankTrace
 from app.trace.ranks import RunTimeline, combine_ranks
 from app.trace.timeline import StepTimeline
+from labs.ui.palette import BLUE, ERROR_RED, EXPOSED_RED, ISSUE_BROWN, ORANGE, READY_NAVY, WHITE
 from labs.ui.playback import readout_html
 from labs.ui.region import NamedRegion
 
 MAX_FILE = "200MB"
 READY_MARK, ISSUE_MARK = "▲", "▼"
-COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = "#1f6fb2", "#d4541a", "#c0392b"
+COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = BLUE, ORANGE, EXPOSED_RED
 PROMPT = "Drop one trace file per rank to read its buckets."
 GANTT_KEYS = ("start", "end", "row", "color", "label", "height", "dy")
 
@@ -51,7 +52,7 @@ def alert_html(message: str) -> str:
     """The alert line: why files could not be read or combined (empty when all is well)."""
     if not message:
         return ""
-    return f'<p role="alert" style="color:#a4000f;font-weight:600">{html.escape(message)}</p>'
+    return f'<p role="alert" style="color:{ERROR_RED};font-weight:600">{html.escape(message)}</p>'
 
 
 def measured_window(tl: StepTimeline) -> tuple[float, float]:
@@ -106,8 +107,8 @@ def gantt_columns(timelines: list[StepTimeline]) -> dict[str, list]:
             bar(start, end, compute_row, COMPUTE_COLOUR)
         for b in tl.buckets:
             bar(b.start, b.end, comm_row, COMM_COLOUR, f"bucket {b.index + 1}")
-            bar(b.ready, b.ready, comm_row, "#14213d", READY_MARK, 0.0, -22)
-            bar(b.issue, b.issue, comm_row, "#7a3b00", ISSUE_MARK, 0.0, 8)
+            bar(b.ready, b.ready, comm_row, READY_NAVY, READY_MARK, 0.0, -22)
+            bar(b.issue, b.issue, comm_row, ISSUE_BROWN, ISSUE_MARK, 0.0, 8)
         window = clip(tl.communication, tl.backward_start, tl.optimizer_start)
         for start, end in _uncovered_pieces(window, tl.compute):
             bar(start, end, comm_row, EXPOSED_COLOUR, "", 0.15)
@@ -203,7 +204,7 @@ class TraceView(Viewer):
             height="height",
             source=self.source,
             fill_color="color",
-            line_color="white",
+            line_color=WHITE,
         )
         fig.add_layout(
             LabelSet(

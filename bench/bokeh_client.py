@@ -38,12 +38,10 @@ import itertools
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +52,11 @@ from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
 ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # imported as a sibling script module: devtools/ sits beside bench/
+    sys.path.insert(0, str(ROOT))
+from devtools.ports import free_port  # noqa: E402 (the benches import it from here too)
+from devtools.serving import NotStarted, start_server  # noqa: E402
+
 TICK = os.sysconf("SC_CLK_TCK")
 LESSON_PATH = "/lesson?id=overlap&exercise=growth"
 TOKEN = re.compile(r'"token":\s*"([^"]+)"')
@@ -69,19 +72,6 @@ class ProtocolFailure(RuntimeError):
 
 
 # -- the server process ---------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    """Pick a free TCP port on the loopback interface.
-
-    Returns
-    -------
-    int
-        A port number nothing was listening on a moment ago.
-    """
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def cpu_seconds(pid: int) -> float:
@@ -165,27 +155,15 @@ class AppServer:
         self.port = port or free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self._log = tempfile.NamedTemporaryFile(prefix="overlap-bench-server-", suffix=".log", delete=False)
-        command = [sys.executable, "-m", "app", "--port", str(self.port), "--address", "127.0.0.1"]
-        self.process = subprocess.Popen(
-            [*command, *(extra_args or [])],
-            cwd=ROOT,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            env={**os.environ, **(env or {})},
-        )
+        command = [sys.executable, "-m", "app", "--port", str(self.port), "--address", "127.0.0.1", *(extra_args or [])]
+        ready = f"{self.base_url}{ready_path}"
+        try:
+            self.process = start_server(command, ready, self._log, env=env, timeout=start_timeout)
+        except NotStarted as error:
+            output = self.log_text()
+            self._drop_log()
+            raise ProtocolFailure(f"server did not start on port {self.port} ({error}):\n{output}") from None
         self.pid = self.process.pid
-        deadline = time.monotonic() + start_timeout
-        while True:
-            try:
-                with urllib.request.urlopen(f"{self.base_url}{ready_path}", timeout=5) as reply:
-                    reply.read()
-                return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    output = self.log_text()
-                    self.stop()
-                    raise ProtocolFailure(f"server did not start on port {self.port}:\n{output}") from None
-                time.sleep(0.2)
 
     def cpu_seconds(self) -> float:
         """CPU seconds the server process has used so far (see :func:`cpu_seconds`)."""
@@ -230,6 +208,9 @@ class AppServer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
+        self._drop_log()
+
+    def _drop_log(self) -> None:
         if not self._log.closed:
             self._log.close()
             Path(self._log.name).unlink(missing_ok=True)

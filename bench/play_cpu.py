@@ -14,8 +14,6 @@ import argparse
 import json
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
@@ -23,23 +21,17 @@ from playwright.sync_api import sync_playwright
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bokeh_client import cpu_seconds, free_port  # noqa: E402 (a sibling script module)
 
+from devtools.serving import NotStarted, start_server  # noqa: E402
 from tests.chromium import launch  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def start(command: list[str], port: int) -> subprocess.Popen:
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            urllib.request.urlopen(f"http://localhost:{port}/", timeout=2)
-            return process
-        except OSError:
-            if time.monotonic() > deadline:
-                process.kill()
-                raise SystemExit(f"server on {port} did not start") from None
-            time.sleep(0.2)
+    try:
+        return start_server(command, f"http://localhost:{port}/", subprocess.DEVNULL, cwd=ROOT, request_timeout=2)
+    except NotStarted:
+        raise SystemExit(f"server on {port} did not start") from None
 
 
 def count_messages(page) -> list[str]:

@@ -23,15 +23,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
 
 from bokeh_client import ROOT, AppServer, cpu_seconds, free_port
 
 sys.path.insert(0, str(ROOT))
+from devtools.serving import NotStarted, start_server  # noqa: E402
 from tests.chromium import launch  # noqa: E402
 
 BUDGET_RATIO = 2.0
@@ -44,37 +42,15 @@ class BareServer:
         self.port = free_port()
         self.base_url = f"http://127.0.0.1:{self.port}"
         self._log = tempfile.TemporaryFile()
-        self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "panel",
-                "serve",
-                "bench/bare_lesson.py",
-                "--port",
-                str(self.port),
-                "--address",
-                "127.0.0.1",
-                "--allow-websocket-origin",
-                f"127.0.0.1:{self.port}",
-            ],
-            cwd=ROOT,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            env={**__import__("os").environ, "PYTHONPATH": str(ROOT)},
-        )
+        command = [sys.executable, "-m", "panel", "serve", "bench/bare_lesson.py", "--port", str(self.port)]
+        command += ["--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{self.port}"]
+        try:
+            self.process = start_server(
+                command, f"{self.base_url}/bare_lesson", self._log, env={"PYTHONPATH": str(ROOT)}, cwd=ROOT
+            )
+        except NotStarted:
+            raise RuntimeError("the bare server did not start") from None
         self.pid = self.process.pid
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{self.base_url}/bare_lesson", timeout=5) as reply:
-                    reply.read()
-                return
-            except OSError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError("the bare server did not start") from None
-                time.sleep(0.2)
 
     def stop(self) -> None:
         """Stop the server."""

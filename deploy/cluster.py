@@ -37,6 +37,10 @@ from pathlib import Path
 from typing import IO
 
 ROOT = Path(__file__).resolve().parents[1]
+if __package__ in (None, ""):  # run as a script (make serve-cluster): devtools/ sits beside deploy/
+    sys.path.insert(0, str(ROOT))
+from devtools.ports import port_number  # noqa: E402
+
 TEMPLATE = Path(__file__).with_name("nginx.conf")
 DEBIAN_NGINX = Path("/usr/sbin/nginx")
 VENV_PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -270,8 +274,10 @@ class Cluster:
         """
         ports = [self.port, *self.app_ports]
         for port in ports:
-            if not 1 <= port <= 65535:
-                raise ClusterError(f"{port} is not a port number; use 1-65535")
+            try:
+                port_number(port)
+            except ValueError as error:
+                raise ClusterError(str(error)) from None
         if not self.app_ports:
             raise ClusterError("no app ports; give at least one")
         if len(set(ports)) != len(ports):
@@ -491,12 +497,9 @@ class _OneLineParser(argparse.ArgumentParser):
 
 def _port(text: str) -> int:
     try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a port number; use 1-65535") from None
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is not a port number; use 1-65535")
-    return port
+        return port_number(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _ports(text: str) -> list[int]:

@@ -21,12 +21,17 @@ as not finite. −0 reads as 0.
   shows enough digits to read back as the very same number;
 - nothing shows ``nan`` or ``inf``: a figure that is not a number reads ``undefined`` and an
   infinite one ``unbounded`` (the labs' bounds keep both from happening; this is the last guard).
+
+**Nice numbers** (axis ends, step sizes, playback scales): :func:`nice_at_least` and
+:func:`nice_at_most` round to 1, 2 or 5 times a power of ten (or another row of mantissas), so a
+figure a student reads does not jump to an odd value on every edit.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import typing
 
 BIG = 1e12
 """From this magnitude on, figures switch to ``m × 10^e``: no row of 13 or more digits is shown."""
@@ -42,6 +47,9 @@ UNBOUNDED = "unbounded"
 
 NUMBER_HINT = "e.g. 2.5 or 2,5"
 """How every number field may be typed, said where a student looks: in the refusal messages."""
+
+ONE_TWO_FIVE = (1.0, 2.0, 5.0)
+"""The mantissas of the nice numbers: 1, 2 and 5 times a power of ten (…, 0.5, 1, 2, 5, 10, 20, …)."""
 
 _PLAIN = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _NON_FINITE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
@@ -295,3 +303,55 @@ def format_number(value: float, exact: bool = False) -> str:
         if float(text) != value or len(shortest) < len(text):
             text = shortest
     return text
+
+
+def nice_at_least(value: float, mantissas: tuple[float, ...] = ONE_TWO_FIVE, slack: float = 0.0) -> float:
+    """The smallest nice number ``m × 10^k`` that is at least ``value``.
+
+    Parameters
+    ----------
+    value : float
+        A positive finite number.
+    mantissas : tuple of float
+        The allowed ``m``, ascending, each in [1, 10): 1, 2 and 5 by default.
+    slack : float
+        Relative tolerance: a nice number ``n`` with ``n · (1 + slack) ≥ value`` counts as at
+        least ``value``, so that a value a rounding error above a nice number keeps that number.
+
+    Returns
+    -------
+    float
+        ``m * 10.0**k``.
+
+    Raises
+    ------
+    ValueError
+        When ``value`` is not a positive finite number.
+    """
+    return next(nice for nice in _nice_numbers(value, mantissas, 1) if nice * (1 + slack) >= value)
+
+
+def nice_at_most(value: float, mantissas: tuple[float, ...] = ONE_TWO_FIVE, slack: float = 0.0) -> float:
+    """The largest nice number ``m × 10^k`` that is at most ``value``.
+
+    Parameters and errors are those of :func:`nice_at_least`, except that here ``n`` with
+    ``n ≤ value · (1 + slack)`` counts as at most ``value``.
+
+    Returns
+    -------
+    float
+        ``m * 10.0**k``.
+    """
+    return next(nice for nice in _nice_numbers(value, mantissas, -1) if nice <= value * (1 + slack))
+
+
+def _nice_numbers(value: float, mantissas: tuple[float, ...], step: int) -> typing.Iterator[float]:
+    """Nice numbers from a decade past ``value``'s own, ascending (``step`` 1) or descending (-1)."""
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"a nice number needs a positive finite value, not {value!r}")
+    exponent = math.floor(math.log10(value)) - step
+    ordered = mantissas if step > 0 else mantissas[::-1]
+    while True:
+        for mantissa in ordered:
+            yield mantissa * 10.0**exponent
+        exponent += step

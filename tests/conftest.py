@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,8 +15,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from devtools.ports import free_port
+from devtools.serving import NotStarted, start_server
 from tests.chromium import launch
-from tests.waiting import STUCK_AFTER_S, poll
+from tests.waiting import STUCK_AFTER_S, poll, settles
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
@@ -26,12 +26,6 @@ ARTIFACTS = ROOT / "test-artifacts"
 # Every expect() waits on state for as long as a stuck page would take, never a fast page's time: on
 # a slow or busy machine the page gets there later, and a test waits for it instead of failing.
 expect.set_options(timeout=STUCK_AFTER_S * 1000)
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
@@ -49,29 +43,14 @@ def serve(command: list[str], port: int, log: Path, env: dict[str, str] | None =
     ``env`` adds to (or overrides) this process's environment for the server. Fails the test
     (killing the process) if it exits or does not answer ``/`` within 120 s.
     """
-    with log.open("w") as sink:
-        process = subprocess.Popen(
-            command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
-        )
     url = f"http://localhost:{port}"
-
-    def answers() -> bool:
-        """Whether the server answers ``/``, or has exited (then waiting is over too)."""
-        if process.poll() is not None:
-            return True
-        try:
-            urllib.request.urlopen(url + "/", timeout=30).read()
-        except OSError:
-            return False
-        return True
-
     try:
-        poll(answers, timeout=2 * STUCK_AFTER_S, what=f"{url}/ answering")
-    except AssertionError:
-        pass  # still not answering: killed and reported below
-    if process.poll() is not None or not answers():
-        process.kill()
-        pytest.fail(f"`{' '.join(command)}` did not start:\n{log.read_text()}")
+        with log.open("w") as sink:
+            process = start_server(
+                command, url + "/", sink, env=env, timeout=2 * STUCK_AFTER_S, request_timeout=30, settles=settles
+            )
+    except NotStarted as error:
+        pytest.fail(f"{error}:\n{log.read_text()}")
     return LiveServer(url=url, log=log, process=process)
 
 
@@ -87,7 +66,7 @@ def readme_panel_serve_command() -> str:
 
 def serve_readme_panel(tmp_path_factory: pytest.TempPathFactory, folder: str) -> Iterator[LiveServer]:
     """Run the README's `panel serve` line through a shell (so its glob expands) on a free port."""
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp(folder) / "server.log"
     server = serve(["bash", "-c", f"exec {readme_panel_serve_command()} --port {port}"], port, log)
     try:
@@ -99,7 +78,7 @@ def serve_readme_panel(tmp_path_factory: pytest.TempPathFactory, folder: str) ->
 
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    port = _free_port()
+    port = free_port()
     log = tmp_path_factory.mktemp("server") / "server.log"
     server = serve([sys.executable, "-m", "app", "--port", str(port)], port, log)
     yield server

@@ -12,11 +12,12 @@ import glob
 import os
 import pwd
 import shutil
-import socket
 import subprocess
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from devtools.ports import free_port
 
 
 @dataclass
@@ -36,12 +37,6 @@ def postgres_binaries() -> Path | None:
     return Path(found[0]).parent if found else None
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def start_postgres() -> Postgres:
     """Make and start a private cluster; raise RuntimeError with the server's words if it cannot start."""
     binaries = postgres_binaries()
@@ -54,7 +49,7 @@ def start_postgres() -> Postgres:
         os.chown(directory, user.pw_uid, user.pw_gid)
         as_user = ["runuser", "-u", "postgres", "--"]
     data = directory / "data"
-    port = _free_port()
+    port = free_port()
 
     def run(*command: str) -> None:
         done = subprocess.run([*as_user, *command], capture_output=True, text=True, timeout=120)

@@ -14,7 +14,8 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.content import load_lessons
-from tests.conftest import LiveServer, _free_port, serve
+from devtools.ports import free_port
+from tests.conftest import LiveServer, serve
 
 pytestmark = pytest.mark.browser
 
@@ -26,7 +27,7 @@ EXERCISE = LESSON.exercise("growth")
 @pytest.fixture(scope="module")
 def class_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     folder = tmp_path_factory.mktemp("class")
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "app", "--port", str(port), "--class-db", f"sqlite:///{folder / 'class.db'}"]
     server = serve(command, port, folder / "server.log", env={"INSTRUCTOR_TOKEN": TOKEN})
     yield server

@@ -9,9 +9,10 @@ from playwright.sync_api import expect
 
 from app.content import load_lessons
 from deploy.cluster import Cluster, ClusterError
+from devtools.ports import free_ports
 from tests.conftest import LiveServer
 from tests.student import play_and_pause_checking_the_websocket, type_value, wait_for_reading, wait_until
-from tests.test_deploy import free_ports, nginx_or_skip
+from tests.test_deploy import nginx_or_skip
 
 pytestmark = pytest.mark.browser
 

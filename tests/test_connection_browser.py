@@ -19,7 +19,8 @@ from playwright.sync_api import Page, expect
 
 from app.connection import ConnectionWatch
 from app.shell import page as course_page
-from tests.conftest import ARTIFACTS, LiveServer, _free_port, serve
+from devtools.ports import free_port
+from tests.conftest import ARTIFACTS, LiveServer, serve
 from tests.student import step_until, type_value
 from tests.waiting import nothing_happens_for
 
@@ -33,7 +34,7 @@ class RestartableServer:
     """``python -m app`` on one fixed port, which a test can kill and start again."""
 
     def __init__(self, log_dir: Path):
-        self.port = _free_port()
+        self.port = free_port()
         self.command = [sys.executable, "-m", "app", "--port", str(self.port)]
         self.log_dir = log_dir
         self.logs: list[Path] = []

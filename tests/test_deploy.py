@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 from deploy.cluster import Cluster, ClusterError, find_nginx, process_table, render_site
-from tests.conftest import ROOT, _free_port
+from devtools.ports import free_ports
+from tests.conftest import ROOT
 from tests.waiting import poll
 
 DEPLOY = ROOT / "deploy"
@@ -31,15 +32,6 @@ def nginx_or_skip() -> Path:
         if os.environ.get("OVERLAP_REQUIRE_BROWSER") == "1":
             raise
         pytest.skip(str(error))
-
-
-def free_ports(count: int) -> list[int]:
-    ports: list[int] = []
-    while len(ports) < count:
-        port = _free_port()
-        if port not in ports:
-            ports.append(port)
-    return ports
 
 
 def directives(config: str) -> str:

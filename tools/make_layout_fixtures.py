@@ -57,7 +57,6 @@ import json
 import multiprocessing
 import os
 import queue
-import socket
 import sys
 import tempfile
 import time
@@ -67,6 +66,9 @@ from pathlib import Path
 import torch
 import torch.distributed as dist
 from torch import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # devtools/ sits beside tools/
+from devtools.ports import free_port  # noqa: E402
 
 MIB = 2**20
 OUT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "ddp_layouts.json"
@@ -296,19 +298,6 @@ def skip_worker(rank: int, port: int, skip: int, unused: bool, results, finished
     results.close()
     results.join_thread()
     os._exit(0)  # destroy_process_group could wait on a collective the peer never joins
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now.
-
-    Returns
-    -------
-    int
-        The port.
-    """
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def skip_run(skip: int, unused: bool) -> dict:

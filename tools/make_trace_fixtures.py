@@ -48,7 +48,6 @@ from __future__ import annotations
 import gzip
 import json
 import os
-import socket
 import sys
 import tempfile
 import time
@@ -60,6 +59,9 @@ import torch.multiprocessing as mp
 from torch import nn
 from torch.profiler import ProfilerActivity, profile, schedule
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # devtools/ sits beside tools/
+from devtools.ports import free_port  # noqa: E402
+
 OUT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "traces"
 WORLD = 2
 WIDTHS = [512, 512, 512, 256, 256, 64]  # five Linear layers: 1 MiB, 1 MiB, 512 KiB, 256 KiB, 64 KiB weights
@@ -70,19 +72,6 @@ CASES = {
     "noschedule": {"schedule": False, "unused": False},
     "unused": {"schedule": True, "unused": True},
 }
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now.
-
-    Returns
-    -------
-    int
-        The port.
-    """
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def build_model() -> nn.Module:

@@ -11,6 +11,7 @@ from app.library import lessons
 from app.progress import ProgressStore
 from app.shell import page
 from labs.registry import registrations
+from labs.ui.palette import inline
 
 
 def course_list(progress: ProgressStore) -> str:
@@ -63,7 +64,7 @@ def build() -> pn.template.base.BaseTemplate:
     listing = pn.pane.HTML(
         param.bind(lambda _completed: course_list(progress), progress.param.completed),
         sizing_mode="stretch_width",
-        stylesheets=[".done-text{color:#1b6e2a;font-weight:600}"],
+        stylesheets=[inline(".done-text{color:var(--ol-done-green);font-weight:600}")],
     )
     intro = pn.pane.HTML(
         "<p>Three short lessons on overlapping gradient communication with computation in "

@@ -18,6 +18,7 @@ from app.not_found import missing_lesson_html, shorten
 from app.progress import ProgressStore
 from app.prose import LessonProse
 from app.shell import deferred, page
+from labs.ui.palette import ERROR_RED
 
 LAYOUT_CSS = """
 :host { gap: 24px; }
@@ -94,7 +95,7 @@ def lesson_heading_html(lesson: Lesson, exercise_id: str | None) -> str:
             else "The link names no exercise (it ends in “exercise=” with nothing after it)"
         )
         notice = (
-            '<p role="alert" style="color:#a4000f;font-weight:600;margin:4px 0;overflow-wrap:anywhere">'
+            f'<p role="alert" style="color:{ERROR_RED};font-weight:600;margin:4px 0;overflow-wrap:anywhere">'
             f"{said}; its exercises are: {html.escape(known)}.</p>"
         )
     return _neighbours(lesson) + notice

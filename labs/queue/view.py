@@ -2,34 +2,36 @@
 
 from __future__ import annotations
 
-import math
-
 import param
 from bokeh.models import Div, HoverTool, Label, Range1d, Span
 from bokeh.plotting import figure
 
-from labs.numbers import fixed, fixed_apart
+from labs.numbers import fixed, fixed_apart, nice_at_least
 from labs.queue.model import QueueModel
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
+from labs.ui.palette import BLUE, MUTED_GREY, ORANGE, PURPLE, STOP_GREEN
 from labs.ui.playback import escape, revealed
 from labs.ui.plot_text import PlotText, path_words
 
 UNITS = {"arrival_rate": "units/s", "service_rate": "units/s", "initial_backlog": "units", "arrivals_stop": "s"}
 
-STOP_COLOUR = "#2a7d3f"
+STOP_COLOUR = STOP_GREEN
+
+AXIS_MANTISSAS = (1.0, 2.0, 2.5, 5.0)
+"""The backlog axis ends at one of these times a power of ten."""
 
 TITLE = "Fluid backlog q(t) = max(0, q0 + (λ − μ)·t)"
 TITLE_WITH_STOP = "Fluid backlog: q0 + (λ − μ)·t until arrivals stop at T, then down at μ (never below 0)"
 
 
 def nice_ceiling(value: float) -> float:
-    """Round up to 1, 2 or 5 times a power of ten, for an axis that does not jump on every edit.
+    """Round up to 1, 2, 2.5 or 5 times a power of ten, for an axis that does not jump on every edit.
 
     Parameters
     ----------
     value : float
-        A positive number.
+        A number; 0 or less gives 1.
 
     Returns
     -------
@@ -38,11 +40,7 @@ def nice_ceiling(value: float) -> float:
     """
     if value <= 0:
         return 1.0
-    power = 10 ** math.floor(math.log10(value))
-    for factor in (1, 2, 2.5, 5, 10):
-        if factor * power >= value:
-            return factor * power
-    return 10 * power
+    return nice_at_least(value, AXIS_MANTISSAS)
 
 
 class QueueLab(LabView):
@@ -105,13 +103,13 @@ class QueueLab(LabView):
             toolbar_location=None,
             title=TITLE,
         )
-        line = fig.line("t", "backlog", source=self.transport.reveal, line_width=3, color="#1f6fb2")
-        fig.scatter("t", "backlog", source=self.transport.marker, size=12, color="#d4541a")
+        line = fig.line("t", "backlog", source=self.transport.reveal, line_width=3, color=BLUE)
+        fig.scatter("t", "backlog", source=self.transport.marker, size=12, color=ORANGE)
         fig.add_tools(HoverTool(renderers=[line], tooltips=[("t", "@t{0.00} s"), ("backlog", "@backlog{0.00}")]))
         self.mm1_line = Span(
             dimension="width",
             line_dash="dashed",
-            line_color="#6a3d9a",
+            line_color=PURPLE,
             line_width=2,
             location=0,
             visible=False,
@@ -120,7 +118,7 @@ class QueueLab(LabView):
             x=0.2,
             y=0,
             text="",
-            text_color="#6a3d9a",
+            text_color=PURPLE,
             text_font_size="12px",
             y_offset=4,
             visible=False,
@@ -171,10 +169,10 @@ class QueueLab(LabView):
             body += "<p>The M/M/1 reference assumes arrivals never stop: the stop time is not part of it.</p>"
         # Inline styles: Panel replaces the stylesheets of the Bokeh models it renders.
         return (
-            '<section aria-label="M/M/1 reference" style="border:1px dashed #6a3d9a;border-radius:6px;'
+            f'<section aria-label="M/M/1 reference" style="border:1px dashed {PURPLE};border-radius:6px;'
             'padding:4px 12px;font-size:0.95rem;line-height:1.4">'
             f'<h3 style="margin:4px 0;font-size:1.05rem">M/M/1 reference</h3>{body}'
-            f'<p style="font-size:0.85em;color:#444;margin:4px 0">Assumptions: {assumptions}</p>'
+            f'<p style="font-size:0.85em;color:{MUTED_GREY};margin:4px 0">Assumptions: {assumptions}</p>'
             "</section>"
         )
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import param
 
+from labs.numbers import nice_at_least
 from labs.timed import TimedModel
 
 MEMORY_BOUND = "memory-bound"
@@ -65,14 +66,7 @@ def playback_scale(finish: float) -> float:
         The smallest value 1, 2 or 5 × 10ᵏ with ``finish / scale ≤ 10``; then
         ``finish / scale > 4`` too, because neighbouring values differ by at most 2.5×.
     """
-    high = PLAYBACK_RANGE[1]
-    exponent = int(np.floor(np.log10(finish / high))) - 1
-    while True:
-        for mantissa in (1.0, 2.0, 5.0):
-            scale = mantissa * 10.0**exponent
-            if finish / scale <= high * (1 + 1e-12):
-                return scale
-        exponent += 1
+    return nice_at_least(finish / PLAYBACK_RANGE[1], slack=1e-12)
 
 
 def _horizon(work: float, intensity: float, bandwidth: float, peak_compute: float) -> float:

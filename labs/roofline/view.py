@@ -30,14 +30,15 @@ from labs.numbers import fixed, significant
 from labs.roofline.model import AT_RIDGE, MEMORY_BOUND, PLAYBACK_RANGE, RooflineModel
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
+from labs.ui.palette import BLUE, KERNEL_GREEN, KERNEL_LABEL_GREEN, MUTED_GREY, NAVY, ORANGE, PURPLE, WHITE
 from labs.ui.playback import escape, revealed
 from labs.ui.plot_text import PlotText
 
 UNITS = {"intensity": "FLOP/byte", "bandwidth": "GB/s", "peak_compute": "GFLOP/s"}
 
-MEMORY_COLOUR = "#1f6fb2"
-COMPUTE_COLOUR = "#d4541a"
-RIDGE_COLOUR = "#6a3d9a"
+MEMORY_COLOUR = BLUE
+COMPUTE_COLOUR = ORANGE
+RIDGE_COLOUR = PURPLE
 
 X_RANGE = (1 / 16, 4096.0)
 """The intensity axis: every value the control accepts, fixed so the chart never jumps."""
@@ -239,7 +240,7 @@ class RooflineLab(LabView):
     @staticmethod
     def _scope_html() -> str:
         return (
-            "<p style='font-size:0.9rem;color:#444'>B is the bandwidth between the device and its "
+            f"<p style='font-size:0.9rem;color:{MUTED_GREY}'>B is the bandwidth between the device and its "
             "own memory, not network bandwidth. Play runs a fixed 8 GFLOP of work and changes "
             "neither I nor B. The lab shows one resource ceiling on one device: it has no "
             "collectives, no second kernel competing for memory, no ranks and no network.</p>"
@@ -251,7 +252,7 @@ class RooflineLab(LabView):
             f"<li><strong>{html.escape(d.label)}</strong>: {html.escape(d.source)}</li>" for d in DEVICES.values()
         )
         return (
-            '<section aria-label="Device figures" style="font-size:0.9rem;color:#444">'
+            f'<section aria-label="Device figures" style="font-size:0.9rem;color:{MUTED_GREY}">'
             "<h3 style='font-size:1rem;margin:4px 0'>Where the device figures come from</h3>"
             f"<ul style='margin:0;padding-left:1.2em'>{items}</ul>"
             "<p style='margin:4px 0'>Peak figures from the vendor's datasheets; real kernels "
@@ -424,7 +425,7 @@ class RooflineLab(LabView):
             line_width=1.5,
         )
         self.roof = ColumnDataSource(data={"x": [], "y": [], "P": [], "B": []})
-        self.roof_line = roof_line = fig.line("x", "y", source=self.roof, line_width=4, color="#1f3b57")
+        self.roof_line = roof_line = fig.line("x", "y", source=self.roof, line_width=4, color=NAVY)
         self.ridge_line = Span(
             dimension="height",
             line_dash="dotted",
@@ -438,9 +439,9 @@ class RooflineLab(LabView):
         self.ridge_label = Label(x=1.0, y=1.0, text="", text_color=RIDGE_COLOUR, text_font_size="12px")
         fig.add_layout(self.ridge_label)
         self.kernel = ColumnDataSource(data={"x": [], "y": [], "regime": []})
-        point = fig.scatter("x", "y", source=self.kernel, size=15, color="#2a9d3f", line_color="white", line_width=2)
+        point = fig.scatter("x", "y", source=self.kernel, size=15, color=KERNEL_GREEN, line_color=WHITE, line_width=2)
         self.kernel_label = Label(
-            x=1.0, y=1.0, text="", text_color="#1d6e2c", text_font_size="12px", text_font_style="bold"
+            x=1.0, y=1.0, text="", text_color=KERNEL_LABEL_GREEN, text_font_size="12px", text_font_style="bold"
         )
         fig.add_layout(self.kernel_label)
         hover_roof = CustomJSHover(args={"info": self.roof}, code=HOVER_CODE)
@@ -514,7 +515,7 @@ class RooflineLab(LabView):
             )
 
         return (
-            "<p style='font-size:0.85rem;color:#444;margin:0'>"
+            f"<p style='font-size:0.85rem;color:{MUTED_GREY};margin:0'>"
             f"{swatch(MEMORY_COLOUR + '80', '6px solid')}bytes moved, at B "
             f"{swatch(COMPUTE_COLOUR, '3px solid')}FLOPs done, never ahead of their bytes "
             f"{swatch(COMPUTE_COLOUR, '2px dashed')}FLOPs at P, as if every byte were already "

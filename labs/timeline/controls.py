@@ -7,9 +7,9 @@ them. Imports only param and numpy (and the pure modules beside it).
 
 from __future__ import annotations
 
-import numpy as np
 import param
 
+from labs.numbers import nice_at_most
 from labs.timed import InvalidInput, TimedModel, format_number
 from labs.timeline.layers import MAX_LAYERS, cap_to_bytes, format_layers, parse_layers, to_bytes
 from labs.timeline.presets import CUSTOM, EQUAL_LAYERS, PRESETS, preset_layers
@@ -46,14 +46,7 @@ def nice_step(duration: float) -> float:
     float
         The step size.
     """
-    target = duration / 10
-    exponent = int(np.floor(np.log10(target))) + 1
-    while True:
-        for mantissa in (5.0, 2.0, 1.0):
-            value = mantissa * 10.0**exponent
-            if value <= target * (1 + 1e-12):
-                return value
-        exponent -= 1
+    return nice_at_most(duration / 10, slack=1e-12)
 
 
 def _default_step_end() -> float:

@@ -16,9 +16,25 @@ from bokeh.plotting import figure
 from labs.timed import format_number
 from labs.timeline.model import FIRST_ITERATION, TimelineModel
 from labs.timeline.text import COMM, COMPUTE, HOST, layer_list, ms
+from labs.ui.palette import (
+    BLUE,
+    DARK_GREY,
+    EXPOSED_RED,
+    FAINT_GREY,
+    HUNG_GREY,
+    INVALID_MAROON,
+    ISSUE_BROWN,
+    ORANGE,
+    PALE_BLUE,
+    READY_NAVY,
+    SLOWED_BLUE_HATCH,
+    SLOWED_ORANGE_HATCH,
+    STALL_GREY,
+    WHITE,
+)
 
-COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = "#1f6fb2", "#d4541a", "#c0392b"
-INVALID_COLOUR, HUNG_COLOUR, STALL_COLOUR = "#7d0a0a", "#4d4d4d", "#9a9a9a"
+COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = BLUE, ORANGE, EXPOSED_RED
+INVALID_COLOUR, HUNG_COLOUR, STALL_COLOUR = INVALID_MAROON, HUNG_GREY, STALL_GREY
 SLOWED_HATCH, INVALID_HATCH, HUNG_HATCH, STALL_HATCH = "/", "x", "-", "."
 READY_MARK, ISSUE_MARK = "▲", "▼"
 
@@ -42,9 +58,9 @@ def _piece(columns: dict[str, list], start: float, end: float, row: str, **style
         "color": COMPUTE_COLOUR,
         "label": "",
         "hatch": " ",
-        "hatch_color": "white",
+        "hatch_color": WHITE,
         "height": 0.6,
-        "text_color": "white",
+        "text_color": WHITE,
         "dx": 3,
         "dy": -7,
         "kind": "bar",
@@ -81,11 +97,25 @@ def bar_columns(m: TimelineModel) -> dict[str, list]:
             continue
         if stalled:
             _piece(
-                columns, start, end, COMPUTE, color=STALL_COLOUR, hatch=STALL_HATCH, hatch_color="#333", kind="overlay"
+                columns,
+                start,
+                end,
+                COMPUTE,
+                color=STALL_COLOUR,
+                hatch=STALL_HATCH,
+                hatch_color=DARK_GREY,
+                kind="overlay",
             )
         elif slowed_compute:
             _piece(
-                columns, start, end, COMPUTE, color="#8fb8de", hatch=SLOWED_HATCH, hatch_color="#0b3c66", kind="overlay"
+                columns,
+                start,
+                end,
+                COMPUTE,
+                color=PALE_BLUE,
+                hatch=SLOWED_HATCH,
+                hatch_color=SLOWED_BLUE_HATCH,
+                kind="overlay",
             )
     comm = pieces["comm"]
     buckets = m.buckets
@@ -113,7 +143,7 @@ def bar_columns(m: TimelineModel) -> dict[str, list]:
                     COMM,
                     color=COMM_COLOUR,
                     hatch=SLOWED_HATCH,
-                    hatch_color="#5a1d00",
+                    hatch_color=SLOWED_ORANGE_HATCH,
                     kind="overlay",
                     height=0.3,
                 )
@@ -127,7 +157,7 @@ def bar_columns(m: TimelineModel) -> dict[str, list]:
             HOST,
             label=READY_MARK if ready else ISSUE_MARK,
             height=0.0,
-            text_color="#14213d" if ready else "#7a3b00",
+            text_color=READY_NAVY if ready else ISSUE_BROWN,
             dx=-5,
             dy=-14 if ready else 2,
             kind="tick",
@@ -156,7 +186,7 @@ class Gantt:
             height="height",
             source=bars,
             fill_color="color",
-            line_color="white",
+            line_color=WHITE,
             hatch_pattern="hatch",
             hatch_color="hatch_color",
             hatch_alpha=0.9,
@@ -174,7 +204,7 @@ class Gantt:
             )
         )
         self.exposed_box = BoxAnnotation(left=0, right=0, fill_color=EXPOSED_COLOUR, fill_alpha=0.15)
-        self.optimizer = Span(location=0, dimension="height", line_dash="dashed", line_color="#333", line_width=2)
+        self.optimizer = Span(location=0, dimension="height", line_dash="dashed", line_color=DARK_GREY, line_width=2)
         self.optimizer_label = Label(
             x=0, y=0, y_units="screen", y_offset=4, x_offset=4, text="optimizer", text_font_size="11px"
         )
@@ -236,10 +266,10 @@ class CapSweep:
             title=SWEEP_TITLE,
         )
         fig.line("cap", "step", source=self.line, line_width=2, color=COMM_COLOUR)
-        fig.scatter("cap", "step", source=self.point, size=10, color="#333")
-        self.no_overlap_line = Span(location=0, dimension="width", line_dash="dashed", line_color="#555")
+        fig.scatter("cap", "step", source=self.point, size=10, color=DARK_GREY)
+        self.no_overlap_line = Span(location=0, dimension="width", line_dash="dashed", line_color=FAINT_GREY)
         self.no_overlap_label = Label(
-            x=0.3, y=0, text="no overlap", text_font_size="11px", y_offset=3, text_color="#555"
+            x=0.3, y=0, text="no overlap", text_font_size="11px", y_offset=3, text_color=FAINT_GREY
         )
         fig.add_layout(self.no_overlap_line)
         fig.add_layout(self.no_overlap_label)

@@ -14,6 +14,7 @@ import numpy as np
 from labs.numbers import fixed
 from labs.timed import format_number
 from labs.timeline.model import TimelineModel
+from labs.ui.palette import FAINT_GREY
 from labs.ui.playback import clipped, escape
 from labs.ui.plot_text import PlotText
 
@@ -99,7 +100,7 @@ def caption(m: TimelineModel) -> str:
 def table_html(m: TimelineModel, conceal: bool) -> str:
     """The buckets as an HTML table: layers, MiB, ready, issue, start, end and what went wrong."""
     if conceal:
-        return "<p style='color:#555'>The bucket table appears once the exercise has run.</p>"
+        return f"<p style='color:{FAINT_GREY}'>The bucket table appears once the exercise has run.</p>"
     table = m.bucket_table()
     shown = {
         "bucket": [str(b) for b in table["bucket"]],

@@ -18,6 +18,7 @@ from labs.timeline import figures, text
 from labs.timeline.model import TimelineModel
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
+from labs.ui.palette import DARK_GREY
 from labs.ui.plot_text import PlotText
 from labs.ui.switch_field import SwitchField
 
@@ -35,7 +36,7 @@ UNITS = {
 }
 NETWORK = ("layers", "bucket_cap", "first_bucket_cap", "ranks", "bandwidth", "latency", "straggler")
 """The typed controls of the network and DDP, before the note on the caps."""
-NOTE_STYLE = "margin: 4px 10px; font-size: 0.85rem; color: #333; flex: 1 1 100%"
+NOTE_STYLE = f"margin: 4px 10px; font-size: 0.85rem; color: {DARK_GREY}; flex: 1 1 100%"
 
 
 class TimelineLab(LabView):
@@ -71,7 +72,7 @@ class TimelineLab(LabView):
             text=figures.LEGEND,
             sizing_mode="stretch_width",
             margin=(0, 10, 4, 10),
-            styles={"font-size": "0.8rem", "color": "#333"},
+            styles={"font-size": "0.8rem", "color": DARK_GREY},
         )
         self._sweep = figures.CapSweep()
         self.sweep = self._sweep.figure

@@ -24,6 +24,7 @@ from bokeh.models import Button, Column, ColumnDataSource, CustomJS, Div, Row, S
 
 from labs.numbers import fixed
 from labs.timed import TimedModel
+from labs.ui.palette import GATE_BROWN, MUTED_GREY, ORANGE
 from labs.ui.styles import CONTROL_CSS, READOUT_STYLE
 
 PLAYER_JS = (Path(__file__).with_name("player.js")).read_text(encoding="utf-8")
@@ -204,13 +205,13 @@ class Transport(param.Parameterized):
             intervals = bars()
             self.state.intervals = _plain(intervals)
             self.bars = ColumnDataSource(data=clipped(intervals, 0.0))
-            self.now = Span(location=0.0, dimension="height", line_color="#d4541a", line_width=2)
+            self.now = Span(location=0.0, dimension="height", line_color=ORANGE, line_width=2)
             layers = {"bars": self.bars, "now": self.now}
         self.status = Div(text="", sizing_mode="stretch_width")
         self.gate = Div(text="", visible=False, sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         # Shown by player.js while playing (like PhET's time controls, Step works only when paused).
         self.playing_note = Div(
-            text=f'<p role="note" style="margin:2px 0;color:#444">{PLAYING_NOTE}</p>',
+            text=f'<p role="note" style="margin:2px 0;color:{MUTED_GREY}">{PLAYING_NOTE}</p>',
             visible=False,
             sizing_mode="stretch_width",
             margin=(0, 10, 0, 10),
@@ -280,7 +281,7 @@ class Transport(param.Parameterized):
         """Why Step and Play are off, as HTML; empty while they are allowed."""
         if self.allowed or not self.reason:
             return ""
-        return f'<p role="note" style="margin:2px 0;color:#7a4b00;font-weight:600">{escape(self.reason)}</p>'
+        return f'<p role="note" style="margin:2px 0;color:{GATE_BROWN};font-weight:600">{escape(self.reason)}</p>'
 
     def _gate(self, *_events: param.parameterized.Event) -> None:
         # Panel runs widget callbacks without the document lock: hold() makes direct changes to

@@ -19,6 +19,7 @@ from bokeh.models import CustomJS, Div
 from bokeh.plotting import figure as Figure
 
 from labs.numbers import fixed
+from labs.ui.palette import inline
 
 # Runs once each plot has been laid out (inner_width) and whenever the server sends new texts
 # (tags); it names each plot's event layer and keeps open tables open across redraws.
@@ -47,13 +48,14 @@ requestAnimationFrame(() => {
 })
 """
 
-TABLE_CSS = (
+TABLE_CSS = inline(
     "<style>"
-    "details{margin:4px 0}summary{cursor:pointer;color:#1a5a96;text-decoration:underline}"
-    "summary:focus-visible{outline:3px solid #1a5a96;outline-offset:2px}"
+    "details{margin:4px 0}summary{cursor:pointer;color:var(--ol-button-blue);text-decoration:underline}"
+    "summary:focus-visible{outline:3px solid var(--ol-button-blue);outline-offset:2px}"
     "table{border-collapse:collapse;font-size:0.85rem;margin:4px 0}"
     "caption{text-align:left;font-weight:600;padding:2px 0}"
-    "th,td{border:1px solid #767676;padding:2px 8px;text-align:right}th:first-child,td:first-child{text-align:left}"
+    "th,td{border:1px solid var(--ol-table-edge);padding:2px 8px;text-align:right}"
+    "th:first-child,td:first-child{text-align:left}"
     ".scroll{max-height:240px;overflow:auto}"
     "</style>"
 )

@@ -12,15 +12,17 @@ from __future__ import annotations
 import param
 from panel.custom import JSComponent
 
-FIELD_CSS = """
+from labs.ui.palette import inline
+
+FIELD_CSS = inline("""
 :host { flex: 1 1 170px; min-width: 150px; }
 label { display: flex; flex-direction: column; gap: 3px; margin: 5px 10px; font-size: 0.9rem; }
-input { font: inherit; font-size: 1rem; padding: 5px 8px; border: 1px solid #8a8f98; border-radius: 4px;
+input { font: inherit; font-size: 1rem; padding: 5px 8px; border: 1px solid var(--ol-input-edge); border-radius: 4px;
   min-width: 0; }
-input:focus-visible { outline: 3px solid #b35900; outline-offset: 1px; }
-.field-error { color: #a4000f; font-weight: 600; margin: 0 10px 4px; }
+input:focus-visible { outline: 3px solid var(--ol-focus-orange); outline-offset: 1px; }
+.field-error { color: var(--ol-error-red); font-weight: 600; margin: 0 10px 4px; }
 .field-error:empty { display: none; }
-"""
+""")
 
 
 class TextField(JSComponent):
