@@ -80,7 +80,7 @@ def test_nginx_balances_by_least_conn_without_stickiness_and_proxies_websockets(
 
 def test_compose_runs_named_app_services_behind_the_official_nginx():
     services = compose()["services"]
-    apps = {name: service for name, service in services.items() if name != "nginx"}
+    apps = {name: service for name, service in services.items() if name not in ("nginx", "postgres")}
     assert sorted(apps) == ["app1", "app2"]
     for service in apps.values():
         assert (DEPLOY / service["build"]["context"] / service["build"].get("dockerfile", "Dockerfile")).is_file()
@@ -88,6 +88,14 @@ def test_compose_runs_named_app_services_behind_the_official_nginx():
         assert origin and "localhost:8080" in origin  # the published port by default, overridable
         check = " ".join(service["healthcheck"]["test"])
         assert "/healthz" in check and "urllib" in check and "curl" not in check
+        # one PostgreSQL for the class, shared by every app container, with one instructor token
+        assert service["environment"]["CLASS_DB"].startswith("postgresql+psycopg://overlap:")
+        assert "@postgres:5432/overlap" in service["environment"]["CLASS_DB"]
+        assert service["environment"]["INSTRUCTOR_TOKEN"].startswith("${INSTRUCTOR_TOKEN:?")
+        assert service["depends_on"] == {"postgres": {"condition": "service_healthy"}}
+    database = services["postgres"]
+    assert database["image"].startswith("postgres:") and "pg_isready" in database["healthcheck"]["test"]
+    assert database["environment"]["POSTGRES_DB"] == "overlap" and "class-db" in compose()["volumes"]
     nginx = services["nginx"]
     assert nginx["image"].startswith("nginx:")
     assert "./nginx.conf:/etc/nginx/templates/default.conf.template:ro" in nginx["volumes"]
@@ -139,7 +147,10 @@ def test_kubernetes_deployment_probes_healthz_behind_an_ingress_without_affinity
     assert container["resources"]["limits"]["memory"]
     args = parse_args(container["args"])
     assert (args.port, args.address, args.unused_session_lifetime) == (5006, "0.0.0.0", 15)
-    env = {item["name"]: item["value"] for item in container["env"]}
+    env = {item["name"]: item["value"] for item in container["env"] if "value" in item}
+    secrets = {item["name"]: item["valueFrom"]["secretKeyRef"] for item in container["env"] if "valueFrom" in item}
+    assert set(secrets) == {"CLASS_DB", "INSTRUCTOR_TOKEN"}  # the class's database and secret from a Secret
+    assert all(ref["name"] == "overlap-lab-class" and ref["optional"] for ref in secrets.values())
     (rule,) = ingress["spec"]["rules"]
     assert env["ALLOW_WEBSOCKET_ORIGIN"] == rule["host"]
 
