@@ -38,6 +38,7 @@ import itertools
 import json
 import os
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -612,6 +613,8 @@ class RawSession:
             if STORE.match(store.name):
                 events.append(self.change_event(store.id, "completed", {"type": "map"}))
                 events.append(self.change_event(store.id, "loaded", True))
+                if store.attributes.get("class_on"):  # the browser's anonymous id, made once as the page does
+                    events.append(self.change_event(store.id, "student", secrets.token_hex(16)))
         events.append({"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": _event_json("document_ready")})
         _sent, ok = await self.patch(events)
         return ok

@@ -115,6 +115,7 @@ from bokeh_client import (
     machine_busy_seconds,
 )
 from class_report import STAGES, Outcome, Run, Sample, Scenario, compare, report
+from class_watch import ClassWatch
 
 BUDGET_MS = 100.0
 EXERCISE_TITLE = "A backlog that keeps growing"
@@ -455,7 +456,9 @@ def stage_ms(timings: dict[str, float]) -> dict[str, float]:
     return stages
 
 
-async def run_load(plan: Plan, sessions: int, ramp: float, deadline: float) -> tuple[list[Outcome], float]:
+async def run_load(
+    plan: Plan, sessions: int, ramp: float, deadline: float, watch: ClassWatch | None = None
+) -> tuple[list[Outcome], float]:
     """Run every student concurrently, all within ``deadline`` seconds.
 
     Parameters
@@ -468,6 +471,8 @@ async def run_load(plan: Plan, sessions: int, ramp: float, deadline: float) -> t
         Starts are spread evenly (with a seeded jitter) over this many seconds.
     deadline : float
         Seconds allowed for the whole load; unfinished sessions count as errors.
+    watch : ClassWatch, optional
+        Reads the class's vote count while the load runs.
 
     Returns
     -------
@@ -481,7 +486,11 @@ async def run_load(plan: Plan, sessions: int, ramp: float, deadline: float) -> t
     t0 = time.perf_counter()
     starts = [ramp * i / max(1, sessions) + rng.uniform(0, ramp / max(1, sessions)) for i in range(sessions)]
     tasks = [asyncio.ensure_future(student(i, plan, client, starts[i], t0)) for i in range(sessions)]
+    if watch is not None:
+        watch.start(t0)
     done, pending = await asyncio.wait(tasks, timeout=deadline)
+    if watch is not None:
+        await watch.stop(t0)
     for task in pending:
         task.cancel()
     outcomes = []
@@ -592,7 +601,10 @@ def run_scenario(target: Target, scenario: Scenario, args: argparse.Namespace) -
     client_before = time.process_time()
     machine_before = machine_busy_seconds()
     plan = Plan(target.base_url, args.seed, args.timeout, args.open_timeout)
-    outcomes, wall = asyncio.run(run_load(plan, scenario.sessions, scenario.ramp, deadline(args, scenario)))
+    watch = ClassWatch(target.base_url)
+    outcomes, wall = asyncio.run(run_load(plan, scenario.sessions, scenario.ramp, deadline(args, scenario), watch))
+    locked_at = [s.sent + s.ms / 1000 for o in outcomes for s in o.samples if s.action == "lock"]
+    class_report(watch.lag(locked_at))
     client_cpu = time.process_time() - client_before
     machine_cpu = machine_busy_seconds() - machine_before
     after = snapshot_all(target.processes)
@@ -610,6 +622,21 @@ def run_scenario(target: Target, scenario: Scenario, args: argparse.Namespace) -
         after=after,
         problems=target.problems()[logged:] if target.problems else None,
         notes=notes,
+    )
+
+
+def class_report(lag: dict[str, Any]) -> None:
+    """Print how many votes the class database counted and how far behind the locks it was."""
+    if lag.get("problem") and "delays" not in lag:
+        print(f"class database: not read ({lag['problem']})")
+        return
+    delays = lag["delays"]
+    p95 = delays[min(len(delays) - 1, int(0.95 * len(delays)))] if delays else float("nan")
+    worst = delays[-1] if delays else float("nan")
+    print(
+        f"class database: {lag['votes']} votes for {lag['locks']} locks answered; counted {p95:.2f} s (p95), "
+        f"{worst:.2f} s (max) after the lock; the instructor's view adds at most its 1 s refresh"
+        + (f" ({lag['problem']})" if lag["problem"] else "")
     )
 
 
