@@ -23,7 +23,11 @@ CSS = """
 
 
 class CourseTemplate(pn.template.BootstrapTemplate):
-    """Panel's Bootstrap template with a skip link, a ``<header>`` and one ``<main>`` landmark."""
+    """Panel's Bootstrap template with a skip link, a ``<header>`` and one ``<main>`` landmark.
+
+    Its scripts leave out the BokehJS bundles no course page uses (MathJax, WebGL); the list and
+    the reason are in ``templates/course.html``.
+    """
 
     _template = Path(__file__).parent / "templates" / "course.html"
 
