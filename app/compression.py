@@ -7,8 +7,8 @@ handlers keep the gzipped bytes of each file in memory instead, keyed by path, s
 
 - ``python -m app`` puts :data:`ROUTES` in front of Bokeh's and Panel's own static routes
   (``app.server``) and turns on ``compress_response`` for the rest (the page's HTML).
-- ``panel serve ... --plugins app.compression`` adds :data:`ROUTES` the documented way (a plugin
-  module's ``ROUTES``); without a root app they are tried before Bokeh's static routes.
+- ``panel serve ... --plugins app.panel_plugin`` adds :data:`ROUTES` the documented way (a plugin
+  module's ``ROUTES``); with no root app they are tried before Bokeh's static routes.
 
 A client that does not accept gzip, or asks for a byte range, gets the file as it is on disk, as
 before. Every compressible answer says ``Vary: Accept-Encoding``, so nginx's cache keeps both kinds
@@ -178,4 +178,4 @@ ROUTES = [
     (r"/static/extensions/(.*)", GzipExtensionStatic, {"root": extension_dirs}),
     (r"/static/(.*)", GzipBokehStatic),
 ]
-"""The routes, in the order they must be tried; ``panel serve --plugins app.compression`` reads this."""
+"""The routes, in the order they must be tried (``app.server``, ``app.panel_plugin``)."""
