@@ -25,6 +25,7 @@ from typing import ClassVar
 from bokeh.server.views.multi_root_static_handler import MultiRootStaticHandler
 from bokeh.server.views.static_handler import StaticHandler
 from panel.io.resources import extension_dirs
+from tornado.iostream import StreamClosedError
 from tornado.web import StaticFileHandler
 
 MIN_SIZE = 1024
@@ -32,6 +33,9 @@ MIN_SIZE = 1024
 
 LEVEL = 9
 """gzip level: compression runs once per file and process, so the smallest output is worth it."""
+
+CHUNK = 64 * 1024
+"""Bytes written at a time, as :class:`tornado.web.StaticFileHandler` does."""
 
 COMPRESSIBLE = ("text/", "application/javascript", "application/json", "application/xml", "image/svg+xml")
 """Content types (prefixes) worth compressing; fonts and images are compressed already."""
@@ -162,7 +166,12 @@ class GzipStatic(StaticFileHandler):
             return None
         self.set_header("Content-Length", len(body))
         if include_body:
-            self.write(body)
+            for start in range(0, len(body), CHUNK):  # as Tornado sends a file: a tab may close meanwhile
+                try:
+                    self.write(body[start : start + CHUNK])
+                    await self.flush()
+                except StreamClosedError:
+                    return None
         return None
 
 

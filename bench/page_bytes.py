@@ -160,9 +160,20 @@ def start(name: str) -> Server:
         env.update(PORT=str(port), ADDRESS="127.0.0.1")
         return subprocess_server("container's CMD (Dockerfile)", command, port, env, lesson)
     if name == "cluster":
-        cluster = Cluster(port=port, app_ports=[free_port(), free_port()])
-        cluster.start()
-        return Server("cluster (nginx, 2 processes)", f"http://localhost:{port}", lesson, "readout", cluster.stop)
+        log = tempfile.NamedTemporaryFile(prefix="overlap-bytes-cluster-", suffix=".log", delete=False)
+        cluster = Cluster(port=port, app_ports=[free_port(), free_port()], log=log.name)
+
+        def stop_cluster() -> None:
+            cluster.stop()
+            log.close()
+            os.unlink(log.name)
+
+        try:
+            cluster.start()
+        except BaseException:
+            stop_cluster()
+            raise
+        return Server("cluster (nginx, 2 processes)", f"http://localhost:{port}", lesson, "readout", stop_cluster)
     if name == "bare":
         bare = BareServer()
         return Server("bare Panel page (reference)", bare.base_url, "/bare_lesson?id={slug}", "heading", bare.stop)
@@ -300,10 +311,11 @@ def main() -> None:
         share = 100 * first.gzipped_bytes / first.bytes if first.bytes else 0
         ok = max(first.bytes, other.bytes) <= FIRST_BUDGET and repeat.bytes < REPEAT_BUDGET
         mathjax = "yes" if first.mathjax or other.mathjax else "no"
+        verdict = ("within" if ok else "OVER") + (" (reference)" if name.startswith("bare") else "")
         print(
             f"{name:32s} {kb(first.bytes):>9s} {first.responses:>4d} {share:>5.0f} {mathjax:>7s}"
             f" {kb(first.ws_bytes):>6s} {kb(repeat.bytes):>9s} {repeat.responses:>4d} {repeat.from_cache:>6d}"
-            f"  {kb(other.bytes):>12s} {other.nginx_hits:>9d}  {'within' if ok else 'OVER'}"
+            f"  {kb(other.bytes):>12s} {other.nginx_hits:>9d}  {verdict}"
         )
     print(
         "first: cold server, cold browser; repeat: the second lesson, same browser; student 2: the first lesson"
