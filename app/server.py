@@ -12,6 +12,7 @@ import panel as pn
 from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
+from app import compression
 from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token
 from app.classroom.http import ClassDataHandler
 from app.content import SpecError
@@ -158,13 +159,14 @@ def main(argv: list[str] | None = None) -> None:
             default_handler_class=NotFoundHandler,  # a Tornado setting: what answers a path no route matches
             unused_session_lifetime_milliseconds=int(args.unused_session_lifetime * 1000),
             check_unused_sessions_milliseconds=int(args.check_unused_sessions * 1000),
+            compress_response=True,  # a Tornado setting: gzip the pages' HTML (static files: app.compression)
         )
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
             sys.exit(f"Cannot start: port {args.port} is in use; stop what uses it or pick another with --port.")
         sys.exit(f"Cannot start on {args.address}:{args.port}: {error.strerror or error}")
     # Tried before Panel's routes: Bokeh's Server keeps its tornado.web.Application as ``_tornado``.
-    server._tornado.add_handlers(r".*", url_rules())
+    server._tornado.add_handlers(r".*", url_rules() + compression.ROUTES)
     server.io_loop.asyncio_loop.set_exception_handler(ignore_closed_websockets)
     server.start()
     own = "127.0.0.1" if args.address in ("", "0.0.0.0", "::") else args.address

@@ -25,7 +25,11 @@ CSS = inline("""
 
 
 class CourseTemplate(pn.template.BootstrapTemplate):
-    """Panel's Bootstrap template with a skip link, a ``<header>`` and one ``<main>`` landmark."""
+    """Panel's Bootstrap template with a skip link, a ``<header>`` and one ``<main>`` landmark.
+
+    Its scripts leave out the BokehJS bundles no course page uses (MathJax, WebGL); the list and
+    the reason are in ``templates/course.html``.
+    """
 
     _template = Path(__file__).parent / "templates" / "course.html"
 
@@ -49,6 +53,12 @@ def page(title: str, main: object, intro: str = "", extra_html: str = "") -> Cou
     CourseTemplate
         The page, ready to be served.
     """
+    if pn.state.curdoc is not None:
+        # Declares this page's Panel extensions (none; the trace page adds "filedropper" itself):
+        # with it, Panel leaves out the JavaScript and CSS of every other extension imported in this
+        # process (FileDropper's FilePond once the trace page has been served, Tabulator under
+        # `panel serve`). Signatures are for IDEs; building them took most of the call's 15 ms.
+        pn.extension(apply_signatures=False)
     template = CourseTemplate(
         title=title,
         site="Overlap Lab",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -125,3 +126,24 @@ def test_static_files_are_served_from_nginx_cache_after_the_first_request(cluste
     assert first in ("MISS", "HIT") and second == "HIT", (first, second)
     assert again == body and len(body) > 10_000
     assert encoding == "gzip", "the JavaScript goes out compressed"
+
+
+def test_nginx_keeps_the_gzipped_and_the_plain_copy_apart(cluster):
+    """The app gzips Bokeh's files itself (app.compression); a client without gzip still gets them plain."""
+    import gzip
+    import urllib.request
+
+    from bokeh.settings import settings
+
+    path = "/static/js/bokeh-widgets.min.js"
+    on_disk = (Path(settings.bokehjs_path()) / "js" / "bokeh-widgets.min.js").read_bytes()
+    answers = {}
+    for accept in ("gzip", "identity", "gzip", "identity"):
+        request = urllib.request.Request(cluster.url + path, headers={"Accept-Encoding": accept})
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            answers[accept] = (reply.headers.get("Content-Encoding"), reply.headers.get("X-Cache-Status"), reply.read())
+    packed_encoding, packed_cache, packed = answers["gzip"]
+    plain_encoding, plain_cache, plain = answers["identity"]
+    assert packed_encoding == "gzip" and gzip.decompress(packed) == on_disk
+    assert plain_encoding is None and plain == on_disk
+    assert packed_cache == plain_cache == "HIT", (packed_cache, plain_cache)

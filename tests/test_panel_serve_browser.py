@@ -12,6 +12,7 @@ from app.content import load_lessons
 from labs.registry import registrations
 from tests.conftest import LiveServer, serve_readme_panel
 from tests.student import type_value
+from tests.test_page_bytes_browser import assert_static_files_gzipped, record_responses
 
 pytestmark = pytest.mark.browser
 
@@ -61,3 +62,11 @@ def test_the_index_links_every_lab_and_it_opens(page):
         page.get_by_role("link", name=lab.title).click()
         expect(page.get_by_role("region", name=lab.title)).to_be_visible()
         page.go_back()
+
+
+def test_the_readme_line_sends_a_lesson_gzipped_without_mathjax(page):
+    """The README's line loads app.panel_plugin: Bokeh's and Panel's files gzipped, as under python -m app."""
+    responses = record_responses(page)
+    page.goto(page.base_url + "/lesson?id=overlap")
+    expect(page.get_by_role("region", name="Queue lab").get_by_role("status").first).to_contain_text("t = ")
+    assert_static_files_gzipped(responses)

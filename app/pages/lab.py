@@ -1,6 +1,6 @@
 """A lab's standalone page, for any registered lab: ``/lab?id=<slug>``, and ``/<slug>`` under ``python -m app``.
 
-``panel serve app/pages/[!_]*.py --index index`` serves this file as ``/lab``, so every lab a
+``panel serve app/pages/[!_]*.py --plugins app.panel_plugin`` serves this file as ``/lab``, so every lab a
 package registers is reachable there too without a page file of its own.
 """
 

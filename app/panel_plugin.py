@@ -1,0 +1,19 @@
+"""The routes ``panel serve`` adds for the course: ``panel serve app/pages/[!_]*.py --plugins app.panel_plugin``.
+
+A ``panel serve`` plugin (Panel's documented ``--plugins`` flag) is a module with a ``ROUTES`` list
+of Tornado routes, tried after every page's own routes and before Bokeh's top-level ones:
+
+- Bokeh's and Panel's static files, gzipped (:mod:`app.compression`);
+- ``/`` redirected to the index page (``/index``). The README's line does not pass ``--index
+  index``: that would make the index the root app, whose own ``/static/...`` route Bokeh puts in
+  front of every plugin's, and Bokeh's JavaScript would go uncompressed again.
+"""
+
+from __future__ import annotations
+
+from tornado.web import RedirectHandler
+
+from app.compression import ROUTES as COMPRESSED_STATIC
+
+ROUTES = [*COMPRESSED_STATIC, (r"/", RedirectHandler, {"url": "index"})]
+"""What ``--plugins app.panel_plugin`` serves, in the order it is tried."""
