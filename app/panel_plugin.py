@@ -4,6 +4,8 @@ A ``panel serve`` plugin (Panel's documented ``--plugins`` flag) is a module wit
 of Tornado routes, tried after every page's own routes and before Bokeh's top-level ones:
 
 - Bokeh's and Panel's static files, gzipped (:mod:`app.compression`);
+- the class's data for the instructor's scripts (:mod:`app.classroom.http`; the class is on when
+  ``CLASS_DB`` is set);
 - ``/`` redirected to the index page (``/index``). The README's line does not pass ``--index
   index``: that would make the index the root app, whose own ``/static/...`` route Bokeh puts in
   front of every plugin's, and Bokeh's JavaScript would go uncompressed again.
@@ -13,7 +15,12 @@ from __future__ import annotations
 
 from tornado.web import RedirectHandler
 
+from app.classroom.http import ClassDataHandler
 from app.compression import ROUTES as COMPRESSED_STATIC
 
-ROUTES = [*COMPRESSED_STATIC, (r"/", RedirectHandler, {"url": "index"})]
+ROUTES = [
+    *COMPRESSED_STATIC,
+    (r"/instructor/(export\.csv|rounds\.json)", ClassDataHandler),
+    (r"/", RedirectHandler, {"url": "index"}),
+]
 """What ``--plugins app.panel_plugin`` serves, in the order it is tried."""
