@@ -26,7 +26,7 @@ from labs.numbers import fixed
 from labs.timed import TimedModel
 from labs.ui.styles import CONTROL_CSS, READOUT_STYLE
 
-PLAYER_JS = (Path(__file__).with_name("player.js")).read_text(encoding="utf-8")
+PLAYER_JS = (Path(__file__).parent / "assets" / "player.js").read_text(encoding="utf-8")
 
 SPEEDS = {"0.5×": 0.5, "1×": 1.0, "2×": 2.0, "4×": 4.0}
 
