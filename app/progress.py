@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import param
 from panel.custom import JSComponent
 
 STORAGE_KEY = "overlap-lab-progress-v1"
+
+PROGRESS_JS = (Path(__file__).parent / "assets" / "progress.js").read_text(encoding="utf-8")
 
 
 class ProgressStore(JSComponent):
@@ -18,29 +22,11 @@ class ProgressStore(JSComponent):
 
     completed = param.Dict(default={}, doc="Finished exercises by 'lesson/exercise' key.")
     loaded = param.Boolean(default=False, doc="True once the browser has sent what it stored.")
+    storage_key = param.String(
+        default=STORAGE_KEY, constant=True, doc="The localStorage key the browser keeps progress under."
+    )
 
-    _esm = f"""
-    const KEY = {STORAGE_KEY!r}
-    function stored() {{
-      try {{
-        const value = JSON.parse(window.localStorage.getItem(KEY) || "{{}}")
-        return value && typeof value === "object" && !Array.isArray(value) ? value : {{}}
-      }} catch (error) {{
-        return {{}}
-      }}
-    }}
-    export function render({{ model }}) {{
-      const merged = Object.assign(stored(), model.completed)
-      model.completed = merged
-      model.loaded = true
-      model.on("completed", () => {{
-        try {{ window.localStorage.setItem(KEY, JSON.stringify(model.completed)) }} catch (e) {{}}
-      }})
-      const el = document.createElement("span")
-      el.hidden = true
-      return el
-    }}
-    """
+    _esm = PROGRESS_JS
 
     def record(self, key: str, correct: bool) -> None:
         """Mark one exercise finished.
