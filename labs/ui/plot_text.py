@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from bokeh.models import CustomJS, Div
 from bokeh.plotting import figure as Figure
@@ -22,30 +23,7 @@ from labs.numbers import fixed
 
 # Runs once each plot has been laid out (inner_width) and whenever the server sends new texts
 # (tags); it names each plot's event layer and keeps open tables open across redraws.
-NAME_PLOTS_JS = """
-const open = tables._open ?? (tables._open = new Set())
-figures.forEach((fig, i) => {
-  const view = Bokeh.index.find_one(fig)
-  if (view == null) return
-  const layer = view.canvas_view.events_el
-  layer.setAttribute("role", "img")
-  layer.setAttribute("aria-label", fig.tags[0] ?? "")
-})
-const table_view = Bokeh.index.find_one(tables)
-if (table_view == null) return
-requestAnimationFrame(() => {
-  table_view.el.shadowRoot?.querySelectorAll("details[data-plot]").forEach((details) => {
-    if (open.has(details.dataset.plot)) details.open = true
-    if (!details._watched) {
-      details._watched = true
-      details.addEventListener("toggle", () => {
-        if (details.open) open.add(details.dataset.plot)
-        else open.delete(details.dataset.plot)
-      })
-    }
-  })
-})
-"""
+NAME_PLOTS_JS = (Path(__file__).parent / "assets" / "plot_text.js").read_text(encoding="utf-8")
 
 TABLE_CSS = (
     "<style>"
