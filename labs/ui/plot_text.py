@@ -14,16 +14,16 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from bokeh.models import CustomJS, Div
 from bokeh.plotting import figure as Figure
 
 from labs.numbers import fixed
+from labs.ui import browser_code
 
 # Runs once each plot has been laid out (inner_width) and whenever the server sends new texts
 # (tags); it names each plot's event layer and keeps open tables open across redraws.
-NAME_PLOTS_JS = (Path(__file__).parent / "assets" / "plot_text.js").read_text(encoding="utf-8")
+NAME_PLOTS_JS = browser_code("plot_text.js")
 
 TABLE_CSS = (
     "<style>"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import param
 from panel.custom import Child, Children, JSComponent
 
-REGION_JS = (Path(__file__).parent / "assets" / "region.js").read_text(encoding="utf-8")
+from labs.ui import browser_code
+
+REGION_JS = browser_code("region.js")
 
 
 class NamedRegion(JSComponent):

@@ -9,12 +9,12 @@ value is fine. Typing sends nothing; Enter or leaving the field sends ``value`` 
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import param
 from panel.custom import JSComponent
 
-TEXT_FIELD_JS = (Path(__file__).parent / "assets" / "text_field.js").read_text(encoding="utf-8")
+from labs.ui import browser_code
+
+TEXT_FIELD_JS = browser_code("text_field.js")
 
 FIELD_CSS = """
 :host { flex: 1 1 170px; min-width: 150px; }
