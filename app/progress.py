@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import param
 from panel.custom import JSComponent
 
 STORAGE_KEY = "overlap-lab-progress-v1"
-STUDENT_KEY = "overlap-lab-student-v1"
+
+PROGRESS_JS = (Path(__file__).parent / "assets" / "progress.js").read_text(encoding="utf-8")
 
 
 class ProgressStore(JSComponent):
@@ -25,42 +28,11 @@ class ProgressStore(JSComponent):
     student = param.String(
         default="", doc="This browser's anonymous id for the class (32 hex digits), made once and kept locally."
     )
+    storage_key = param.String(
+        default=STORAGE_KEY, constant=True, doc="The localStorage key the browser keeps progress under."
+    )
 
-    _esm = f"""
-    const KEY = {STORAGE_KEY!r}
-    function stored() {{
-      try {{
-        const value = JSON.parse(window.localStorage.getItem(KEY) || "{{}}")
-        return value && typeof value === "object" && !Array.isArray(value) ? value : {{}}
-      }} catch (error) {{
-        return {{}}
-      }}
-    }}
-    function student() {{
-      // 16 random bytes, made once per browser: the class sees this id, never a name.
-      let id = null
-      try {{ id = window.localStorage.getItem({STUDENT_KEY!r}) }} catch (error) {{}}
-      if (!/^[0-9a-f]{{32}}$/.test(id || "")) {{
-        const bytes = new Uint8Array(16)
-        window.crypto.getRandomValues(bytes)
-        id = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")
-        try {{ window.localStorage.setItem({STUDENT_KEY!r}, id) }} catch (error) {{}}
-      }}
-      return id
-    }}
-    export function render({{ model }}) {{
-      const merged = Object.assign(stored(), model.completed)
-      model.completed = merged
-      if (model.class_on) model.student = student()  // no id is made or sent while no class is on
-      model.loaded = true
-      model.on("completed", () => {{
-        try {{ window.localStorage.setItem(KEY, JSON.stringify(model.completed)) }} catch (e) {{}}
-      }})
-      const el = document.createElement("span")
-      el.hidden = true
-      return el
-    }}
-    """
+    _esm = PROGRESS_JS
 
     def record(self, key: str, correct: bool) -> None:
         """Mark one exercise finished.

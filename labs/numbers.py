@@ -10,7 +10,7 @@ whose comma could be either. ``0,125`` is not ambiguous (nobody writes 125 that 
 0.125. Exponents (``1e3``) are fine. NaN, infinities and numbers too large for a float are refused
 as not finite. −0 reads as 0.
 
-**Showing a figure** (readouts, panels, labels, feedback; mirrored by ``labs/ui/player.js``):
+**Showing a figure** (readouts, panels, labels, feedback; mirrored by ``labs/ui/assets/player.js``):
 
 - :func:`fixed` gives a fixed number of decimals (``6.00``), exactly as ``f"{x:.2f}"`` for ordinary
   values, but never a negative zero (``-0.001`` shows ``0.00``), and from 10^12 on a bounded

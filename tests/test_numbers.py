@@ -3,18 +3,17 @@
 Properties (hypothesis) over every float, NaN, infinities and subnormals included: no figure shows
 ``nan``, ``inf`` or a negative zero, none runs past 20 characters, ordinary values keep their
 f-string format, and the parser reads back what the fields show. The browser's copies of the rules
-(``player.js`` ``figure()``/``fill()`` and the roofline hover's ``fmt``) give the same text as
-Python in a real Chromium.
+(``labs/ui/assets/formats.js``) are checked under Node against the same rules in
+``tests/test_js_twins.py``.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from fractions import Fraction
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from app.content import load_lessons
@@ -32,8 +31,6 @@ from labs.numbers import (
 )
 from labs.queue.model import QueueModel
 from labs.queue.view import QueueLab
-from labs.roofline.view import HOVER_CODE
-from labs.ui.playback import PLAYER_JS, fill_template
 
 any_float = st.floats(allow_nan=True, allow_infinity=True, allow_subnormal=True)
 finite = st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=True)
@@ -262,72 +259,3 @@ def test_the_lab_fields_and_the_prediction_read_numbers_alike(typed):
         assert "Your prediction" in runner.notice and "as a number" in runner.notice
     else:  # shown back the way the lab fields show it
         assert runner.card.prediction == model.shown_value("initial_backlog") == format_number(expected)
-
-
-# ----- the browser's copies of the rules --------------------------------------------------------
-
-
-def js_number(value: float) -> str:
-    """A float as text that JavaScript's Number() reads back exactly."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "Infinity" if value > 0 else "-Infinity"
-    return repr(value)
-
-
-def exact_tie(value: float, places: int) -> bool:
-    """Whether ``value`` lies exactly halfway at ``places`` decimals (Python rounds to even, JS up)."""
-    if not math.isfinite(value):
-        return False
-    scaled = Fraction(value) * Fraction(10) ** places * 2
-    return scaled.denominator == 1 and scaled.numerator % 2 == 1
-
-
-def _js_between(start: str, end: str) -> str:
-    return PLAYER_JS[PLAYER_JS.index(start) : PLAYER_JS.index(end)]
-
-
-@pytest.fixture(scope="module")
-def js_page(browser):
-    context = browser.new_context()
-    page = context.new_page()
-    yield page
-    context.close()
-
-
-@pytest.mark.browser
-def test_player_js_formats_figures_as_python_does(js_page):
-    code = _js_between("function figure(", "function frame(")
-    values = [0.0, -0.0, -0.001, 0.004999, 6.0, -2.5, 1234.5678, 999999999999.99, 1e12, -3.3e15, 1e302]
-    values += [9007199254740991.0, 5e-324, math.nan, math.inf, -math.inf, 0.125, 2.675, 1e21, 123456.785]
-    values += [float(f"{k}.{k}") * sign for k in range(0, 200, 7) for sign in (1, -1)]
-    pairs = [(js_number(v), d) for v in values for d in (0, 1, 2)]
-    shown = js_page.evaluate(f"(pairs) => {{ {code}; return pairs.map(([v, d]) => figure(v, d)) }}", pairs)
-    template = "t = {t} s · backlog = {backlog:1} units · {missing}"
-    filled = js_page.evaluate(
-        f"(v) => {{ {code}; return fill({template!r}, {{t: Number(v[0]), backlog: Number(v[1])}}) }}",
-        ["-0.001", "-1e300"],
-    )
-    assert filled == fill_template(template, {"t": -0.001, "backlog": -1e300})
-    for (text, decimals), js in zip(pairs, shown, strict=True):
-        value = float(text.replace("Infinity", "inf"))
-        if not exact_tie(value, decimals):  # no exact ties among the big values either
-            assert js == fixed(value, decimals), (text, decimals)
-        assert humane(js), js
-
-
-@pytest.mark.browser
-@settings(max_examples=200, deadline=None)
-@given(st.lists(any_float, min_size=1, max_size=30))
-def test_the_roofline_hover_formats_as_python_does(js_page, values):
-    fmt = HOVER_CODE[HOVER_CODE.index("const fmt") : HOVER_CODE.index("const side")]
-    texts = [js_number(v) for v in values]
-    shown = js_page.evaluate(f"(vs) => {{ {fmt}; return vs.map((v) => fmt(Number(v))) }}", texts)
-    for value, js in zip(values, shown, strict=True):
-        assert humane(js), js
-        if math.isfinite(value) and value != 0:
-            places = 3 - math.floor(math.log10(abs(value)))
-            if exact_tie(value, places) or exact_tie(value, places - 1):
-                continue
-        assert js == significant(value), (value, js)

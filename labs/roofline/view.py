@@ -28,6 +28,7 @@ from bokeh.plotting import figure
 
 from labs.numbers import fixed, significant
 from labs.roofline.model import AT_RIDGE, MEMORY_BOUND, PLAYBACK_RANGE, RooflineModel
+from labs.ui import browser_code
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
 from labs.ui.palette import BLUE, KERNEL_GREEN, KERNEL_LABEL_GREEN, MUTED_GREY, NAVY, ORANGE, PURPLE, WHITE
@@ -153,22 +154,8 @@ def performance_range(peak_compute: float) -> tuple[float, float]:
     return top / 1e6, top
 
 
-HOVER_CODE = """
-const I = special_vars.x
-const P = info.data.P[0], B = info.data.B[0]
-const perf = Math.min(P, I * B)
-// labs/numbers.py significant(), mirrored: 4 significant digits, m × 10^e beyond 10^-6 … 10^12
-const fmt = (v) => {
-  if (!Number.isFinite(v)) return Number.isNaN(v) ? "undefined" : (v > 0 ? "unbounded" : "unbounded (negative)")
-  if (v !== 0 && (Math.abs(v) >= 1e12 || Math.abs(v) < 1e-6)) {
-    const [mantissa, exponent] = v.toExponential(3).split("e")
-    return `${mantissa} × 10^${Number(exponent)}`
-  }
-  return Number(v.toPrecision(4)).toString().replace(/^-0$/, "0")
-}
-const side = I * B < P ? "memory-bound" : (I * B > P ? "compute-bound" : "at the ridge")
-return `I = ${fmt(I)} FLOP/byte: attainable = ${fmt(perf)} GFLOP/s (${side})`
-"""
+# The roof line's hover text, from the model's min(P, I·B), formatted as significant() does.
+HOVER_CODE = browser_code("formats.js", "roofline_hover.js")
 
 
 class RooflineLab(LabView):

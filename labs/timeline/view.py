@@ -3,7 +3,7 @@
 The controls come in two groups: the network and DDP's caps (with the DDP call they correspond to),
 then what breaks the ideal overlap (contention, the launch gap, a missing event, the optimizer's
 wait, a synchronization after every bucket, a rank that skips a gradient). Play reveals the Gantt
-in the browser up to t with a moving "now" line (``labs/ui/player.js``); nothing passes to the
+in the browser up to t with a moving "now" line (``labs/ui/assets/player.js``); nothing passes to the
 server while it plays. A table lists the buckets for screen readers and for exact numbers.
 """
 

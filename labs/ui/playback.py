@@ -13,7 +13,6 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 import numpy as np
 import panel as pn
@@ -24,10 +23,12 @@ from bokeh.models import Button, Column, ColumnDataSource, CustomJS, Div, Row, S
 
 from labs.numbers import fixed
 from labs.timed import TimedModel
+from labs.ui import browser_code
 from labs.ui.palette import GATE_BROWN, MUTED_GREY, ORANGE
 from labs.ui.styles import CONTROL_CSS, READOUT_STYLE
 
-PLAYER_JS = (Path(__file__).with_name("player.js")).read_text(encoding="utf-8")
+# One CustomJS body: player.js calls the figure formats (formats.js) and what a frame draws (sampling.js).
+PLAYER_JS = browser_code("formats.js", "sampling.js", "player.js")
 
 SPEEDS = {"0.5×": 0.5, "1×": 1.0, "2×": 2.0, "4×": 4.0}
 

@@ -19,34 +19,12 @@ from bokeh.models import CustomJS, Div
 from bokeh.plotting import figure as Figure
 
 from labs.numbers import fixed
+from labs.ui import browser_code
 from labs.ui.palette import inline
 
 # Runs once each plot has been laid out (inner_width) and whenever the server sends new texts
 # (tags); it names each plot's event layer and keeps open tables open across redraws.
-NAME_PLOTS_JS = """
-const open = tables._open ?? (tables._open = new Set())
-figures.forEach((fig, i) => {
-  const view = Bokeh.index.find_one(fig)
-  if (view == null) return
-  const layer = view.canvas_view.events_el
-  layer.setAttribute("role", "img")
-  layer.setAttribute("aria-label", fig.tags[0] ?? "")
-})
-const table_view = Bokeh.index.find_one(tables)
-if (table_view == null) return
-requestAnimationFrame(() => {
-  table_view.el.shadowRoot?.querySelectorAll("details[data-plot]").forEach((details) => {
-    if (open.has(details.dataset.plot)) details.open = true
-    if (!details._watched) {
-      details._watched = true
-      details.addEventListener("toggle", () => {
-        if (details.open) open.add(details.dataset.plot)
-        else open.delete(details.dataset.plot)
-      })
-    }
-  })
-})
-"""
+NAME_PLOTS_JS = browser_code("plot_text.js")
 
 TABLE_CSS = inline(
     "<style>"

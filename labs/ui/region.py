@@ -5,6 +5,10 @@ from __future__ import annotations
 import param
 from panel.custom import Child, Children, JSComponent
 
+from labs.ui import browser_code
+
+REGION_JS = browser_code("region.js")
+
 
 class NamedRegion(JSComponent):
     """Render ``<section role="region" aria-label=label>`` around a lab: heading, controls, body.
@@ -23,27 +27,4 @@ class NamedRegion(JSComponent):
     controls = Children(default=[], doc="Controls shown in a row under the heading, wrapping as needed.")
     object = Child(doc="The Panel object shown inside the region, under the controls.")
 
-    _esm = """
-    export function render({ model }) {
-      const section = document.createElement("section")
-      section.setAttribute("role", model.role)
-      section.setAttribute("aria-label", model.label)
-      section.style.width = "100%"
-      if (model.heading) {
-        const heading = document.createElement("h2")
-        heading.textContent = model.heading
-        heading.style.cssText = "margin: 4px 10px; font-size: 1.3rem; font-weight: 700"
-        section.append(heading)
-      }
-      const controls = model.get_child("controls")
-      if (controls.length) {
-        const row = document.createElement("div")
-        row.style.cssText = "display: flex; flex-wrap: wrap; align-items: flex-end; width: 100%"
-        row.append(...controls)
-        section.append(row)
-      }
-      section.append(model.get_child("object"))
-      model.on("label", () => section.setAttribute("aria-label", model.label))
-      return section
-    }
-    """
+    _esm = REGION_JS

@@ -5,6 +5,7 @@
 // cb_obj says what happened: a click on one of the buttons, or a server change to the state.
 // During Play nothing below sends a message: every visual change uses setv(..., {sync: false}).
 // The only synced write is send(), once per Pause, end, Step, Reset or edit-while-playing.
+// labs/ui/playback.py runs formats.js and sampling.js before this file, in the same body.
 const P = state._player ?? (state._player = {
   playing: false, t: 0, last: 0, raf: 0, epoch: state.epoch, ask: state.ask_time,
 })
@@ -14,67 +15,18 @@ function send(action, t) {
   state.command = {action: action, t: t, seq: seq}
 }
 
-function interp(ts, ys, t) {
-  const n = ts.length
-  if (n === 0) return 0
-  if (t <= ts[0]) return ys[0]
-  for (let i = 1; i < n; i++) {
-    if (t <= ts[i]) {
-      const span = ts[i] - ts[i - 1]
-      const f = span > 0 ? (t - ts[i - 1]) / span : 1
-      return ys[i - 1] + f * (ys[i] - ys[i - 1])
-    }
-  }
-  return ys[n - 1]
-}
-
-// A figure with fixed decimals, by the rules of labs/numbers.py fixed(): never a negative zero,
-// m × 10^e from 10^12 on, and words instead of NaN or an infinity.
-function figure(value, digits) {
-  const v = Number(value)
-  if (Number.isNaN(v)) return "undefined"
-  if (!Number.isFinite(v)) return v > 0 ? "unbounded" : "unbounded (negative)"
-  if (Math.abs(v) >= 1e12) {
-    const [mantissa, exponent] = v.toExponential(2).split("e")
-    return `${mantissa} × 10^${Number(exponent)}`
-  }
-  const text = v.toFixed(digits)
-  return /[1-9]/.test(text) ? text : text.replace("-", "")
-}
-
-function fill(template, values) {
-  return template.replace(/\{(\w+)(?::(\d+))?\}/g, (whole, key, digits) =>
-    key in values ? figure(values[key], digits === undefined ? 2 : Number(digits)) : whole)
-}
-
+// One frame at t, drawn in the browser only: sample(), revealed() and clipped() are sampling.js,
+// fill() is formats.js (the page runs both files before this one, in the same body).
 function frame(t) {
   const data = state.trajectory
-  const ts = Array.from(data.t)
-  const keys = Object.keys(data)
-  const values = {t: t}
-  const revealed = {}
-  for (const key of keys) {
-    revealed[key] = []
-    if (key !== "t") values[key] = interp(ts, Array.from(data[key]), t)
-  }
-  for (let i = 0; i < ts.length && ts[i] < t; i++) {
-    for (const key of keys) revealed[key].push(data[key][i])
-  }
+  const values = sample(data, t)
   const point = {}
-  for (const key of keys) {
-    revealed[key].push(values[key])
-    point[key] = [values[key]]
-  }
+  for (const key of Object.keys(data)) point[key] = [values[key]]
   if (typeof bars !== "undefined") {  // interval bars, clipped at t exactly as playback.clipped() does
-    const full = state.intervals
-    const shown = {}
-    for (const key of Object.keys(full)) shown[key] = Array.from(full[key])
-    shown.end = full.start.map((start, i) => Math.max(start, Math.min(full.end[i], t)))
-    shown.label = full.label.map((label, i) => t >= full.start[i] ? label : "")
-    bars.setv({data: shown}, {sync: false})
+    bars.setv({data: clipped(state.intervals, t)}, {sync: false})
     now.setv({location: t}, {sync: false})
   }
-  reveal.setv({data: revealed}, {sync: false})
+  reveal.setv({data: revealed(data, t, values)}, {sync: false})
   marker.setv({data: point}, {sync: false})
   status.setv({text: fill(state.template, values)}, {sync: false})  // the template is the busy readout
 }
