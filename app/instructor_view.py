@@ -135,24 +135,25 @@ class InstructorView(Viewer):
         self.layout = pn.Column(self.gate, sizing_mode="stretch_width")
         self._shown: list[RoundVotes] = []
         self._poller = None
+        self._refused = ""  # the last text refused
 
     # ----- the secret -----------------------------------------------------------------------------
 
     def _try(self, typed: str) -> None:
-        if self.signed_in or not typed:
+        # Sign in, Enter and leaving the field all send the same text: one try, however it came.
+        if self.signed_in or not typed or typed == self._refused:
             return
         if not self._limit.allow("sign-in"):
             self.alert.object = '<p role="alert">Too many tries at once; wait a moment and try again.</p>'
             return
         if not token_matches(typed):
-            self.token.value = ""
+            self._refused = typed
             self.alert.object = (
                 f'<p role="alert" style="color:{ERROR_RED};font-weight:600">That is not the instructor token. '
                 "It is the INSTRUCTOR_TOKEN the course was started with (printed once when it was made up).</p>"
             )
             return
         self.signed_in = True
-        self.token.value = ""
         self._build_results()
 
     # ----- the class --------------------------------------------------------------------------------
