@@ -22,7 +22,7 @@ from bokeh.models import ColumnDataSource, Range1d, Span
 from bokeh.plotting import figure
 from panel.viewable import Viewer
 
-from app.classroom import token_matches
+from app.classroom import is_instructor, token_matches
 from app.classroom.background import in_worker_thread
 from app.classroom.limits import WriteLimiter
 from app.classroom.store import ClassStore, RoundVotes, StoreUnavailable
@@ -115,7 +115,7 @@ class InstructorView(Viewer):
 
     signed_in = param.Boolean(default=False, doc="True once the token matched; nothing of the class before.")
 
-    def __init__(self, store: ClassStore, **params):
+    def __init__(self, store: ClassStore, user: str | None = None, **params):
         super().__init__(**params)
         self.store = store
         self.choices = class_exercises()
@@ -136,6 +136,9 @@ class InstructorView(Viewer):
         self._shown: list[RoundVotes] = []
         self._poller = None
         self._refused = ""  # the last text refused
+        if is_instructor(user):  # logged in by Panel's own authentication as a listed instructor
+            self.signed_in = True
+            self._build_results()
 
     # ----- the secret -----------------------------------------------------------------------------
 

@@ -147,3 +147,11 @@ def test_bins_and_the_class_line():
     assert len(bin_edges(np.array([4.0, 4.0]))) == 2  # one bin around a single value
     assert len(bin_edges(np.linspace(0, 1000, 500))) - 1 <= 12
     assert class_result_text(EXERCISE, (), None).startswith("class: nobody locked")
+
+
+def test_a_user_panel_logged_in_and_listed_needs_no_token(store, monkeypatch):
+    monkeypatch.setenv("INSTRUCTOR_USERS", "alice, bob")
+    assert InstructorView(store, user="alice").signed_in
+    assert not InstructorView(store, user="carol").signed_in
+    monkeypatch.setenv("INSTRUCTOR_USERS", "guest")
+    assert not InstructorView(store, user="guest").signed_in  # every guest of --oauth-guest-endpoints

@@ -18,6 +18,8 @@ from app.classroom.store import ClassStore, StoreUnavailable
 
 CLASS_DB_ENV = "CLASS_DB"
 TOKEN_ENV = "INSTRUCTOR_TOKEN"
+USERS_ENV = "INSTRUCTOR_USERS"
+"""Comma-separated user names that Panel's own login (``--basic-auth``, ``--oauth-provider``) makes instructors."""
 STUDENT_ID = re.compile(r"[0-9a-f]{32}")
 """What an anonymous student id looks like (16 random bytes in hex, made by the browser)."""
 
@@ -79,6 +81,13 @@ def ensure_token() -> tuple[str, bool]:
     return token, True
 
 
+def is_instructor(user: str | None) -> bool:
+    """Whether a user Panel's authentication logged in is listed in ``INSTRUCTOR_USERS`` (never "guest")."""
+    if not user or user == "guest":
+        return False
+    return user in {name.strip() for name in os.environ.get(USERS_ENV, "").split(",") if name.strip()}
+
+
 def token_matches(given: object) -> bool:
     """Whether ``given`` is the instructor token (False when none is set or ``given`` is not text)."""
     token = os.environ.get(TOKEN_ENV, "")
@@ -91,11 +100,13 @@ __all__ = [
     "CLASS_DB_ENV",
     "STUDENT_ID",
     "TOKEN_ENV",
+    "USERS_ENV",
     "ClassStore",
     "StoreUnavailable",
     "class_store",
     "configure",
     "ensure_token",
+    "is_instructor",
     "limiter",
     "token_matches",
 ]

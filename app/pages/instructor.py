@@ -26,7 +26,7 @@ def build() -> pn.template.base.BaseTemplate:
         return page("Class results", pn.pane.HTML(f'<p role="status">{CLASS_OFF}</p>', sizing_mode="stretch_width"))
     from app.instructor_view import InstructorView
 
-    return page("Class results", InstructorView(store), intro=INTRO)
+    return page("Class results", InstructorView(store, user=pn.state.user), intro=INTRO)
 
 
 if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
