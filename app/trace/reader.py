@@ -72,7 +72,7 @@ class RawTrace:
 
 
 class _Truncated(Exception):
-    """The text ended inside the document."""
+    """The text ended inside the JSON text."""
 
 
 def _size(n: int) -> str:
