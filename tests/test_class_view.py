@@ -7,7 +7,7 @@ import pytest
 
 from app.classroom import limits
 from app.classroom.store import ClassStore
-from app.classroom.student import ClassShare, class_result_text
+from app.classroom.student import ClassShare, RecentReads, class_result_text
 from app.content import load_lessons
 from app.exercise import ExerciseRunner, ExerciseSession
 from app.instructor_view import InstructorView, bin_edges
@@ -30,6 +30,7 @@ def store(tmp_path):
 @pytest.fixture(autouse=True)
 def fresh_limit(monkeypatch):
     monkeypatch.setattr("app.classroom.student.limiter", limits.WriteLimiter())
+    monkeypatch.setattr("app.classroom.student.SHARED_READS", RecentReads(fresh_s=0.0))  # every poll reads
 
 
 def runner_for(store: ClassStore, student: str = ME) -> ExerciseRunner:
@@ -155,3 +156,16 @@ def test_a_user_panel_logged_in_and_listed_needs_no_token(store, monkeypatch):
     assert not InstructorView(store, user="carol").signed_in
     monkeypatch.setenv("INSTRUCTOR_USERS", "guest")
     assert not InstructorView(store, user="guest").signed_in  # every guest of --oauth-guest-endpoints
+
+
+def test_a_hall_of_pages_asking_for_the_reveal_is_one_read_a_second(store, monkeypatch):
+    monkeypatch.setattr("app.classroom.student.SHARED_READS", RecentReads(fresh_s=60.0))
+    runners = [runner_for(store, f"{n:032x}") for n in range(1, 21)]
+    for runner in runners:
+        lock(runner, "1")
+    reads = []
+    current_round = store.current_round
+    monkeypatch.setattr(store, "current_round", lambda key: reads.append(key) or current_round(key))
+    for runner in runners:
+        runner.classroom.poll()
+    assert reads == [KEY]  # twenty pages asked; the database was read once

@@ -8,6 +8,8 @@ reveals the round: counts and the answer are never sent to a student session ear
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -27,6 +29,36 @@ POLL_MS = 2000
 """How often a student page asks whether its shared rounds were revealed."""
 
 SHARED_NOTICE = "Your locked prediction is shared anonymously with the instructor (no name, no account)."
+
+
+class RecentReads:
+    """Answers read from the database in the last ``fresh_s`` seconds, shared by every session of a process.
+
+    A lecture hall's pages all ask every 2 s whether their round was revealed; with this, the
+    database sees one such read per exercise per second per process, however many students.
+    A round's predictions are read only once it is revealed, so nothing cached here is ever
+    shown before the reveal.
+    """
+
+    def __init__(self, fresh_s: float = 1.0) -> None:
+        self.fresh_s = fresh_s
+        self._held: dict[tuple[str, str], tuple[float, Any]] = {}
+        self._lock = threading.Lock()
+
+    def read(self, key: tuple[str, str], fetch: Callable[[], Any]) -> Any:
+        """The answer for ``key``, fetched again only when the one held is older than ``fresh_s``."""
+        now = time.monotonic()
+        with self._lock:
+            held = self._held.get(key)
+        if held is not None and now - held[0] < self.fresh_s:
+            return held[1]
+        value = fetch()  # outside the lock: a slow database holds no other session's read
+        with self._lock:
+            self._held[key] = (now, value)
+        return value
+
+
+SHARED_READS = RecentReads()
 
 
 class SharingRunner(Protocol):
@@ -179,11 +211,12 @@ class ClassShare(param.Parameterized):
         try:
             found = {}
             for key, (number, seen) in asked.items():
-                current = self.store.current_round(key)
+                current = SHARED_READS.read(("round", key), lambda key=key: self.store.current_round(key))
                 revealed = current.revealed or current.number > number
                 votes = None  # only a revealed round's predictions are read: nothing before the reveal
                 if revealed and not seen:
-                    votes = next(r.predictions for r in self.store.rounds_of(key) if r.round.number == number)
+                    rounds = SHARED_READS.read(("rounds", key), lambda key=key: self.store.rounds_of(key))
+                    votes = next(r.predictions for r in rounds if r.round.number == number)
                 found[key] = (current, votes)
             return found
         except StoreUnavailable as problem:
