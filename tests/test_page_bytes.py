@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import re
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import panel as pn
@@ -11,63 +17,105 @@ import pytest
 from bokeh.embed.util import contains_tex_string
 from bokeh.models import Plot
 from bokeh.settings import settings
-from tornado.testing import AsyncHTTPTestCase
+from tornado.httpserver import HTTPServer
 from tornado.web import Application
 
 from app import compression
 from app.catalog import lab_kinds
 from app.content import load_lessons
+from devtools.ports import free_port
 
 BOKEH_JS = Path(settings.bokehjs_path()) / "js" / "bokeh.min.js"
 TEMPLATE = Path(__file__).resolve().parents[1] / "app" / "templates" / "course.html"
 
 
-class TestGzipStatic(AsyncHTTPTestCase):
-    """The handlers in a bare Tornado application, as panel serve's plugin adds them."""
+@dataclass
+class Reply:
+    """One HTTP answer, as urllib gave it (a 304 or 404 included)."""
 
-    def get_app(self) -> Application:
-        return Application(compression.ROUTES)
+    code: int
+    headers: dict[str, str]
+    body: bytes
 
-    def fetch_js(self, **headers: str):
-        return self.fetch("/static/js/bokeh.min.js", headers=headers, decompress_response=False)
 
-    def test_a_client_taking_gzip_gets_the_file_gzipped_with_its_own_etag(self):
-        plain = self.fetch_js()
-        packed = self.fetch_js(**{"Accept-Encoding": "gzip, deflate, br"})
-        assert plain.code == packed.code == 200
-        assert "Content-Encoding" not in plain.headers
-        assert plain.body == BOKEH_JS.read_bytes()
-        assert packed.headers["Content-Encoding"] == "gzip"
-        assert gzip.decompress(packed.body) == plain.body
-        assert len(packed.body) < len(plain.body) / 3
-        assert int(packed.headers["Content-Length"]) == len(packed.body)
-        assert plain.headers["Vary"] == packed.headers["Vary"] == "Accept-Encoding"
-        assert packed.headers["Etag"] != plain.headers["Etag"]
+@pytest.fixture(scope="module")
+def gzip_server() -> Iterator[str]:
+    """The handlers in a bare Tornado application, as panel serve's plugin adds them, on a thread of its own.
 
-    def test_a_revalidation_answers_304_for_either_representation(self):
-        packed = self.fetch_js(**{"Accept-Encoding": "gzip"})
-        again = self.fetch_js(**{"Accept-Encoding": "gzip", "If-None-Match": packed.headers["Etag"]})
-        assert again.code == 304 and again.body == b""
-        plain = self.fetch_js()
-        assert self.fetch_js(**{"If-None-Match": plain.headers["Etag"]}).code == 304
+    Its own thread and event loop: Playwright's sync API keeps a loop running in the main thread
+    for the whole session once a browser test has run, so Tornado's test case cannot run one there.
+    """
+    port = free_port()
+    ready = threading.Event()
+    loops: list[asyncio.AbstractEventLoop] = []
 
-    def test_a_byte_range_or_a_refused_gzip_gets_the_file_as_it_is(self):
-        ranged = self.fetch_js(**{"Accept-Encoding": "gzip", "Range": "bytes=0-99"})
-        assert ranged.code == 206 and ranged.body == BOKEH_JS.read_bytes()[:100]
-        refused = self.fetch_js(**{"Accept-Encoding": "gzip;q=0, identity"})
-        assert "Content-Encoding" not in refused.headers
+    def serve() -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        server = HTTPServer(Application(compression.ROUTES))
+        server.listen(port, "127.0.0.1")
+        loops.append(loop)
+        ready.set()
+        loop.run_forever()
+        server.stop()
+        loop.close()
 
-    def test_panel_files_and_a_head_request(self):
-        head = self.fetch(
-            "/static/extensions/panel/panel.min.js",
-            method="HEAD",
-            headers={"Accept-Encoding": "gzip"},
-            decompress_response=False,
-        )
-        assert head.code == 200 and head.headers["Content-Encoding"] == "gzip"
-        assert 10_000 < int(head.headers["Content-Length"]) < 400_000
-        missing = self.fetch("/static/extensions/panel/nope.js", headers={"Accept-Encoding": "gzip"})
-        assert missing.code == 404
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(60), "the gzip test server did not start"
+    yield f"http://127.0.0.1:{port}"
+    loops[0].call_soon_threadsafe(loops[0].stop)
+    thread.join(timeout=30)
+
+
+def fetch(url: str, method: str = "GET", **headers: str) -> Reply:
+    request = urllib.request.Request(url, method=method, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return Reply(answer.status, dict(answer.headers), answer.read())
+    except urllib.error.HTTPError as answer:
+        return Reply(answer.code, dict(answer.headers), answer.read())
+
+
+def fetch_js(base: str, **headers: str) -> Reply:
+    return fetch(base + "/static/js/bokeh.min.js", **headers)
+
+
+def test_a_client_taking_gzip_gets_the_file_gzipped_with_its_own_etag(gzip_server):
+    plain = fetch_js(gzip_server)
+    packed = fetch_js(gzip_server, **{"Accept-Encoding": "gzip, deflate, br"})
+    assert plain.code == packed.code == 200
+    assert "Content-Encoding" not in plain.headers
+    assert plain.body == BOKEH_JS.read_bytes()
+    assert packed.headers["Content-Encoding"] == "gzip"
+    assert gzip.decompress(packed.body) == plain.body
+    assert len(packed.body) < len(plain.body) / 3
+    assert int(packed.headers["Content-Length"]) == len(packed.body)
+    assert plain.headers["Vary"] == packed.headers["Vary"] == "Accept-Encoding"
+    assert packed.headers["Etag"] != plain.headers["Etag"]
+
+
+def test_a_revalidation_answers_304_for_either_representation(gzip_server):
+    packed = fetch_js(gzip_server, **{"Accept-Encoding": "gzip"})
+    again = fetch_js(gzip_server, **{"Accept-Encoding": "gzip", "If-None-Match": packed.headers["Etag"]})
+    assert again.code == 304 and again.body == b""
+    plain = fetch_js(gzip_server)
+    assert fetch_js(gzip_server, **{"If-None-Match": plain.headers["Etag"]}).code == 304
+
+
+def test_a_byte_range_or_a_refused_gzip_gets_the_file_as_it_is(gzip_server):
+    ranged = fetch_js(gzip_server, **{"Accept-Encoding": "gzip", "Range": "bytes=0-99"})
+    assert ranged.code == 206 and ranged.body == BOKEH_JS.read_bytes()[:100]
+    refused = fetch_js(gzip_server, **{"Accept-Encoding": "gzip;q=0, identity"})
+    assert "Content-Encoding" not in refused.headers
+
+
+def test_panel_files_and_a_head_request(gzip_server):
+    head = fetch(gzip_server + "/static/extensions/panel/panel.min.js", method="HEAD", **{"Accept-Encoding": "gzip"})
+    assert head.code == 200 and head.headers["Content-Encoding"] == "gzip"
+    assert 10_000 < int(head.headers["Content-Length"]) < 400_000
+    missing = fetch(gzip_server + "/static/extensions/panel/nope.js", **{"Accept-Encoding": "gzip"})
+    assert missing.code == 404
 
 
 def test_the_template_leaves_out_only_bundles_no_page_needs():
