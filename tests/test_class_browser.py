@@ -59,6 +59,14 @@ class Visitor:
         region.get_by_role("button", name="Lock prediction").click()
 
 
+def try_again(region) -> None:
+    """Press Try again and wait until the server has emptied and unlocked the field (typing before would be lost)."""
+    region.get_by_role("button", name="Try again").click()
+    field = region.get_by_role("textbox", name="Your prediction")
+    expect(field).to_be_enabled()
+    expect(field).to_have_value("")
+
+
 def test_the_class_predicts_the_instructor_reveals_and_opens_a_new_round(browser, class_server):
     instructor, first, second = (Visitor(browser, class_server) for _ in range(3))
     page = instructor.page
@@ -95,10 +103,10 @@ def test_the_class_predicts_the_instructor_reveals_and_opens_a_new_round(browser
     results.get_by_role("button", name="New round").click()
     expect(status).to_contain_text("locked = 0 · round 2 · answer hidden · round 1: 2 locked")
     expect(a).to_contain_text("Round 2 is open")
-    a.get_by_role("button", name="Try again").click()
+    try_again(a)
     first.lock(a, "1")
     expect(a).to_contain_text("(round 2)")
-    a.get_by_role("button", name="Try again").click()
+    try_again(a)
     first.lock(a, "3")
     expect(a).to_contain_text("You already shared a prediction in round 2 (1 work units per second); it stays")
     expect(status).to_contain_text("locked = 1 · round 2")

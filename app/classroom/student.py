@@ -8,8 +8,10 @@ reveals the round: counts and the answer are never sent to a student session ear
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -18,6 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 import panel as pn
 import param
+from panel.io.state import set_curdoc
 
 from app.classroom import STUDENT_ID, limiter
 from app.classroom.background import in_worker_thread
@@ -59,6 +62,62 @@ class RecentReads:
 
 
 SHARED_READS = RecentReads()
+
+
+class RoundWatch:
+    """One watcher per process for the rounds its students shared in: their pages hear only of a change.
+
+    Every POLL_MS it reads (in a worker thread) the current round of each exercise some session of
+    this process shared in; when a round is revealed or a new one opens, it asks just those sessions
+    to look again (:meth:`ClassShare.poll`, under each session's lock). A hall of waiting pages then
+    costs one read per exercise per tick, not a callback per student.
+    """
+
+    def __init__(self) -> None:
+        self._subscribers: dict[int, tuple[weakref.ref, Any]] = {}
+        self._seen: dict[str, Round] = {}
+        self._task: asyncio.Task | None = None
+
+    def subscribe(self, share: ClassShare, doc: Any) -> None:
+        """Tell ``share`` (in the session of ``doc``) when one of its rounds changes."""
+        self._subscribers[id(share)] = (weakref.ref(share), doc)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def _live(self) -> list[tuple[ClassShare, Any]]:
+        live = []
+        for key, (ref, doc) in list(self._subscribers.items()):
+            share = ref()
+            if share is None or doc.session_context is None or not share.keys():
+                del self._subscribers[key]
+            else:
+                live.append((share, doc))
+        return live
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._live():
+            await asyncio.sleep(POLL_MS / 1000)
+            live = self._live()
+            keys = sorted({key for share, _doc in live for key in share.keys()})
+            if not keys:
+                continue
+            store = live[0][0].store
+            try:
+                rounds = await loop.run_in_executor(
+                    None, lambda store=store, keys=keys: {key: store.current_round(key) for key in keys}
+                )
+            except StoreUnavailable:
+                continue  # the next tick tries again; the exercises are unaffected
+            changed = {key for key, current in rounds.items() if self._seen.get(key) != current}
+            self._seen.update(rounds)
+            for share, doc in live:
+                if changed & set(share.keys()):
+                    with set_curdoc(doc):
+                        pn.state.execute(share.poll, schedule=True)
+
+
+ROUND_WATCH = RoundWatch()
 
 
 class SharingRunner(Protocol):
@@ -138,7 +197,6 @@ class ClassShare(param.Parameterized):
         self._background = background or in_worker_thread
         self._shared: dict[str, tuple[SharingRunner, Shared]] = {}
         self._waiting: list[tuple[SharingRunner, float]] = []
-        self._poller = None
         self.param.watch(self._student_known, "student")
 
     # ----- sharing ----------------------------------------------------------------------------------
@@ -198,8 +256,13 @@ class ClassShare(param.Parameterized):
     # ----- the reveal -------------------------------------------------------------------------------
 
     def _start_polling(self) -> None:
-        if self._poller is None and pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
-            self._poller = pn.state.add_periodic_callback(self.poll, period=POLL_MS)
+        doc = pn.state.curdoc
+        if doc is not None and doc.session_context is not None:
+            ROUND_WATCH.subscribe(self, doc)
+
+    def keys(self) -> list[str]:
+        """The exercises this session shared a prediction in and still waits on."""
+        return list(self._shared)
 
     def poll(self) -> None:
         """Ask whether any shared round was revealed (or a new round opened) and show what changed."""
