@@ -29,7 +29,7 @@ from app.content import Exercise
 from labs.timed import format_number
 
 POLL_MS = 2000
-"""How often a student page asks whether its shared rounds were revealed."""
+"""How often the process-wide RoundWatch reads the rounds its students shared in."""
 
 SHARED_NOTICE = "Your locked prediction is shared anonymously with the instructor (no name, no account)."
 
@@ -246,7 +246,7 @@ class ClassShare(param.Parameterized):
                 "it stays, one per round. The instructor may open a new round."
             )
             self._shared[runner.key] = (runner, Shared(current.number, earlier if earlier is not None else prediction))
-        self._start_polling()
+        self._watch_rounds()
 
     def _student_known(self, _event: param.parameterized.Event) -> None:
         waiting, self._waiting = self._waiting, []
@@ -255,7 +255,7 @@ class ClassShare(param.Parameterized):
 
     # ----- the reveal -------------------------------------------------------------------------------
 
-    def _start_polling(self) -> None:
+    def _watch_rounds(self) -> None:
         doc = pn.state.curdoc
         if doc is not None and doc.session_context is not None:
             ROUND_WATCH.subscribe(self, doc)
