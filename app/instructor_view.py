@@ -22,8 +22,8 @@ from bokeh.models import ColumnDataSource, Range1d, Span
 from bokeh.plotting import figure
 from panel.viewable import Viewer
 
+from app.background import in_worker_thread
 from app.classroom import is_instructor, token_matches
-from app.classroom.background import in_worker_thread
 from app.classroom.limits import WriteLimiter
 from app.classroom.store import ClassStore, RoundVotes, StoreUnavailable
 from app.content import Exercise

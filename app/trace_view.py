@@ -8,8 +8,8 @@ live only in this session's objects: nothing is written to disk, and closing the
 
 from __future__ import annotations
 
-import asyncio
 import html
+from functools import partial
 
 import numpy as np
 import panel as pn
@@ -18,6 +18,7 @@ from bokeh.models import ColumnDataSource, FactorRange, LabelSet, Range1d
 from bokeh.plotting import figure
 from panel.viewable import Viewer
 
+from app.background import in_worker_thread
 from app.trace import TraceError, parse_trace
 from app.trace.fit import fit_network, lab_settings
 from app.trace.intervals import clip
@@ -46,6 +47,16 @@ def figures_text(tl: StepTimeline) -> str:
         f"all-reduces = {len(tl.buckets)} · tail = {ms(tl.tail_ms)} ms · exposed = {ms(tl.exposed_ms)} ms · "
         f"step = {ms(tl.step_ms)} ms"
     )
+
+
+def read_file(raw: bytes, name: str) -> RankTrace | str:
+    """Parse one dropped file; a refusal comes back as the sentence the alert line shows."""
+    try:
+        return parse_trace(raw, source=name)
+    except TraceError as refusal:
+        return str(refusal)
+    except Exception as error:  # noqa: BLE001 (a parser bug must not leave the page reading forever)
+        return f"{name}: could not be read ({type(error).__name__}); nothing else changed."
 
 
 def alert_html(message: str) -> str:
@@ -153,7 +164,7 @@ class TraceView(Viewer):
         self.source = ColumnDataSource(data={key: [] for key in GANTT_KEYS})
         self.gantt = self._make_gantt()
         self.table = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.open_lab = pn.widgets.Button(name="Open in the bucket timeline lab", disabled=True, button_type="primary")
+        self.open_lab = pn.widgets.Button(label="Open in the bucket timeline lab", disabled=True, color="primary")
         self.open_lab.on_click(self._open_lab)
         self.comparison = pn.pane.HTML("", margin=(5, 10))
         self.lab_slot = pn.Column(sizing_mode="stretch_width")
@@ -217,39 +228,31 @@ class TraceView(Viewer):
 
     # ----- reading files ---------------------------------------------------------------------------
 
-    async def _dropped(self, _event: param.parameterized.Event) -> None:
+    def _dropped(self, _event: param.parameterized.Event | None = None) -> None:
         """Read each newly arrived file once; show what the dropper's list holds when nothing is left to read.
 
         FileDropper reports each file as its last chunk lands, so two files dropped together arrive as
         two events, and a file removed from the list as a third. The page always shows the files in
-        the list: new bytes are parsed (in a worker thread) and then blanked, so a session keeps its
-        parsed events but not the raw file.
+        the list: new bytes are parsed in a worker thread and then blanked, so a session keeps its
+        parsed events but not the raw file. Everything that changes the page runs under the
+        document's lock (here, and in :meth:`_read_done`), so its messages leave in order.
         """
         files = self.drop.value
         new = {name: data for name, data in files.items() if data and name not in self._reading}
-        self._reading.update(new)
-        if new:
-            waiting = len(self._reading)
-            self.status.object = readout_html(f"Reading {waiting} file{'s' * (waiting != 1)}…", busy=True)
-        loop = asyncio.get_running_loop()
-        for name, data in new.items():
+        for name in new:
             files[name] = b""  # the bytes go once read; the name stays, as in the dropper's list
-            raw = data if isinstance(data, bytes) else bytes(data, "utf-8")
+            self._reading.add(name)
             self._parsed.pop(name, None)
             self._problems.pop(name, None)
-            try:
-                self._parsed[name] = await loop.run_in_executor(
-                    None, lambda raw=raw, name=name: parse_trace(raw, source=name)
-                )
-            except TraceError as refusal:
-                self._problems[name] = str(refusal)
-            except Exception as error:  # noqa: BLE001 (a parser bug must not leave the page reading forever)
-                self._problems[name] = f"{name}: could not be read ({type(error).__name__}); nothing else changed."
-            finally:
-                self._reading.discard(name)
         if self._reading:
-            return  # another drop is still being read: the last one to finish shows them all
-        listed = list(self.drop.value)
+            waiting = len(self._reading)
+            self.status.object = readout_html(f"Reading {waiting} file{'s' * (waiting != 1)}…", busy=True)
+        for name, data in new.items():  # all marked first: without a server the reads finish right here
+            raw = data if isinstance(data, bytes) else bytes(data, "utf-8")
+            in_worker_thread(partial(read_file, raw, name), partial(self._read_done, name))
+        if new or self._reading:
+            return  # the last file to finish shows them all
+        listed = list(files)
         for name in set(self._parsed) - set(listed):
             del self._parsed[name]
         for name in set(self._problems) - set(listed):
@@ -258,7 +261,16 @@ class TraceView(Viewer):
             self._problems[name] = f"{name}: the file is empty; nothing else changed."
         self.message = " ".join(self._problems[name] for name in listed if name in self._problems)
         self._listed = [name for name in listed if name in self._parsed]
-        pn.state.execute(self._assemble, schedule=True)  # back under the document's lock, after the await
+        self._assemble()
+
+    def _read_done(self, name: str, outcome: RankTrace | str) -> None:
+        """One file parsed (or refused): keep it, then read what arrived meanwhile or show the list."""
+        self._reading.discard(name)
+        if isinstance(outcome, RankTrace):
+            self._parsed[name] = outcome
+        else:
+            self._problems[name] = outcome
+        self._dropped()
 
     # ----- ranks the files do not name ------------------------------------------------------------
 
@@ -282,7 +294,7 @@ class TraceView(Viewer):
 
     def _rank_picker(self, name: str, world: int) -> pn.widgets.Select:
         options = {"not said yet": -1, **{f"rank {r}": r for r in range(world)}}
-        picker = pn.widgets.Select(name=f"Rank of {name}", options=options, value=self._given.get(name, -1), width=260)
+        picker = pn.widgets.Select(label=f"Rank of {name}", options=options, value=self._given.get(name, -1), width=260)
         picker.param.watch(lambda event, name=name: self._rank_given(name, event.new), "value")
         return picker
 

@@ -22,8 +22,8 @@ import panel as pn
 import param
 from panel.io.state import set_curdoc
 
+from app.background import in_worker_thread
 from app.classroom import STUDENT_ID, limiter
-from app.classroom.background import in_worker_thread
 from app.classroom.store import ClassStore, Round, StoreUnavailable
 from app.content import Exercise
 from labs.timed import format_number

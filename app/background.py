@@ -1,4 +1,10 @@
-"""Blocking database work off the event loop, with its result back under the session's lock."""
+"""Blocking work (a database read, a trace parse) off the event loop, with its result back under the session's lock.
+
+Both ends run under the document's lock, so the page's messages leave in the order its changes
+were made. The trace page once changed its readout from an unlocked async callback instead; on a
+slowed server (tests/test_slow_server_browser.py) its "Reading 1 file…" then sometimes reached the
+browser after the figures that followed it, and stayed.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,60 @@
+"""The trace page's view without a browser: the dropper's list is what is read, each file once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app import trace_view
+from app.trace_view import PROMPT, TraceView
+from tests.test_trace_browser import GLOO, readout
+
+
+def drop(view: TraceView, paths: list[Path]) -> None:
+    """What FileDropper does as each file's last chunk lands: one more entry, then a trigger."""
+    for path in paths:
+        view.drop.value[path.name] = path.read_bytes()
+        view.drop.param.trigger("value")
+
+
+@pytest.fixture
+def parses(monkeypatch) -> list[str]:
+    """The names of the files parsed, in order (the parser itself still runs)."""
+    seen: list[str] = []
+    real = trace_view.read_file
+
+    def counting(raw: bytes, name: str):
+        seen.append(name)
+        return real(raw, name)
+
+    monkeypatch.setattr(trace_view, "read_file", counting)
+    return seen
+
+
+def test_files_arriving_one_by_one_are_each_read_once_and_removed_ones_forgotten(parses):
+    view = TraceView()
+    assert PROMPT in view.status.object
+    drop(view, GLOO[:1])
+    assert readout(GLOO[:1]) in view.status.object
+    drop(view, GLOO[1:])
+    assert readout(GLOO) in view.status.object
+    assert parses == [GLOO[0].name, GLOO[1].name]
+    assert all(data == b"" for data in view.drop.value.values())  # the raw bytes are not kept
+    del view.drop.value[GLOO[0].name]
+    view.drop.param.trigger("value")
+    assert readout(GLOO[1:]) in view.status.object
+    assert parses == [GLOO[0].name, GLOO[1].name]  # nothing read again
+    view.drop.value.clear()
+    view.drop.param.trigger("value")
+    assert PROMPT in view.status.object
+    assert view.traces == []
+
+
+def test_a_file_that_is_not_a_trace_is_named_and_the_rest_still_shows(tmp_path):
+    notes = tmp_path / "notes.json"
+    notes.write_bytes(b"not a trace")
+    view = TraceView()
+    drop(view, [GLOO[0], notes])
+    assert readout(GLOO[:1]) in view.status.object
+    assert "notes.json" in view.alert.object and 'role="alert"' in view.alert.object
