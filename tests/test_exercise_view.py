@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
 
+from app.catalog import lab_kinds
 from app.content import load_lessons
 from app.exercise import ExerciseRunner, ExerciseSession
 from app.progress import ProgressStore
 from labs.queue.view import QueueLab
+from labs.timed import format_number
 from tests.headless import field, send, status_text
 
 LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "buckets")
@@ -214,3 +217,42 @@ def test_no_step_list_names_the_answer():
             for step in exercise.steps:
                 text = describe_step(step, model_class)
                 assert not re.search(rf"(?<![\d.]){re.escape(answer)}(?![\d])", text), (lesson.slug, exercise.id, text)
+
+
+ALL_EXERCISES = [(lesson, exercise) for lesson in load_lessons() for exercise in lesson.exercises]
+
+
+def do_steps_headless(lab, runner, prediction: float) -> None:
+    """Every step as the page would deliver it: Reset and Step commands, set values, the locked text."""
+    runner.start()
+    for step in runner.exercise.steps:
+        if step.kind == "reset":
+            send(lab, "reset")
+        elif step.kind == "set":
+            lab.model.apply(step.control, step.value)
+        elif step.kind == "predict":
+            lock(runner, format_number(prediction, exact=True))
+        else:
+            for _ in range(10_000):
+                if runner.finished or (step.value is not None and lab.model.t >= step.value - 1e-9):
+                    break
+                send(lab, "step")
+        assert not runner.notice, runner.notice
+
+
+@pytest.mark.parametrize(
+    ("lesson", "exercise"), ALL_EXERCISES, ids=[f"{lesson.slug}/{e.id}" for lesson, e in ALL_EXERCISES]
+)
+def test_every_wrong_prediction_gets_not_quite_and_the_reasoning_it_matches(lesson, exercise):
+    """The browser does this for one exercise per lab (tests/test_lessons_browser.py); here, for all."""
+    lab = lab_kinds()[exercise.lab].lesson_view()
+    runner = ExerciseRunner(
+        lab=lab, session=ExerciseSession(), progress=ProgressStore(), exercise=exercise, lesson_slug=lesson.slug
+    )
+    slip = exercise.mistakes[0] if exercise.mistakes else None
+    do_steps_headless(lab, runner, slip.answer if slip else exercise.answer + 10 * exercise.tolerance + 3)
+    said = feedback(runner)
+    assert said.startswith("Not quite"), said
+    assert f"the lab shows {exercise.answer:.2f}" in said
+    if slip:
+        assert html.escape(" ".join(slip.reasoning.split())) in " ".join(runner.card.explanation_html.split())

@@ -1,0 +1,41 @@
+"""A fix for Panel 1.9's queued websocket writes: a queued update could wait until the next one.
+
+When a change cannot be written at once (Bokeh is writing another message), Panel queues it in
+``panel.io.document._WRITE_MSGS``, marks the document in ``_WRITE_BLOCK`` and starts a task,
+``_dispatch_msgs``, to write the queue. A task that has just written the queue ends by clearing the
+mark, even when another change was queued while it awaited its writes; the task started for that
+change then finds no mark and returns, so the change stays queued until some later change of the
+same page sends it along. On a page where nothing else changes, it never arrives: on a slow machine
+a trace page kept showing "Reading 1 file…" after the server had shown the figures, an exercise step
+stayed unticked after Reset, and a later Bokeh message referring to a model in the stuck update
+raised "reference … isn't known" in the browser.
+
+:func:`install` wraps ``_dispatch_msgs`` so that a task which leaves changes queued with no mark puts
+the mark back and starts one more task for them. Panel looks the function up by name at each call,
+so the wrapper is used for every write from then on.
+"""
+
+from __future__ import annotations
+
+from panel.io import document
+
+_ORIGINAL = document._dispatch_msgs
+
+
+async def dispatch_queued_writes(doc) -> None:
+    """Panel's ``_dispatch_msgs``, then a new task for whatever it left queued without a task.
+
+    Parameters
+    ----------
+    doc : bokeh.document.Document
+        The document whose queued messages are written.
+    """
+    await _ORIGINAL(doc)
+    if document._WRITE_MSGS.get(doc) and doc not in document._WRITE_BLOCK:
+        document._WRITE_BLOCK[doc] = True
+        document._dispatch_write_task(doc, dispatch_queued_writes, doc)
+
+
+def install() -> None:
+    """Use :func:`dispatch_queued_writes` for Panel's queued writes (idempotent)."""
+    document._dispatch_msgs = dispatch_queued_writes

@@ -1,0 +1,142 @@
+"""Time to a working lab: from navigation until the lab's readout shows and Step answers, in Chromium.
+
+Opens the first lesson (``/lesson?id=overlap``) from ``python -m app`` on loopback, each time in a
+fresh browser profile (cold browser cache, as a student's first visit), and times three moments:
+
+- **readout**: the lab's readout (its ``role="status"``) shows a figure;
+- **working**: a click on the lab's Step button, made as soon as the readout shows, has come back
+  from the server as a new readout (what "a lab that works" means to a student);
+- for the reference, ``panel serve bench/bare_lesson.py`` (the same Markdown in the same template,
+  no lab), **shown**: its first heading is visible.
+
+Each is measured on loopback as it is, and throttled as a mid-range phone on a slow 4G network,
+through the Chrome DevTools Protocol: 4 Mbit/s down, 1.5 Mbit/s up, 150 ms round trip
+(``Network.emulateNetworkConditions``) and the page's CPU 4× slower (``Emulation.setCPUThrottlingRate``).
+The server runs unthrottled on this machine. Prints one table, median and worst of ``--runs``.
+
+Usage: ``.venv/bin/python bench/time_to_lab.py [--runs 5] [--lesson overlap]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+
+from bokeh_client import ROOT, AppServer
+from session_cost import BareServer
+
+sys.path.insert(0, str(ROOT))
+from tests.chromium import launch  # noqa: E402
+
+PHONE_4G = {"offline": False, "latency": 150, "downloadThroughput": 4_000_000 / 8, "uploadThroughput": 1_500_000 / 8}
+"""Slow 4G as Chrome DevTools Protocol figures: bytes per second, round trip in ms."""
+
+CPU_SLOWDOWN = 4
+"""The page's CPU, this many times slower (a mid-range phone against this machine's core)."""
+
+GOAL_S = 5.0
+"""Issue goal for a working lab, throttled."""
+
+TIMEOUT_MS = 120_000
+
+
+@dataclass
+class Conditions:
+    """How the browser is held back: none (loopback) or a phone on slow 4G."""
+
+    name: str
+    network: dict | None
+    cpu: float
+
+
+LOOPBACK = Conditions("loopback", None, 1)
+THROTTLED = Conditions("phone on slow 4G (4 Mbit/s, 150 ms, CPU 4×)", PHONE_4G, CPU_SLOWDOWN)
+
+
+def fresh_page(browser, conditions: Conditions):
+    """A page in a new profile (cold cache) with the throttling applied before navigation."""
+    context = browser.new_context(viewport={"width": 412, "height": 900})  # a phone's width
+    page = context.new_page()
+    cdp = context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    if conditions.network is not None:
+        cdp.send("Network.emulateNetworkConditions", conditions.network)
+    if conditions.cpu != 1:
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": conditions.cpu})
+    return context, page
+
+
+def time_app(browser, base_url: str, lesson: str, conditions: Conditions) -> tuple[float, float]:
+    """Seconds from navigation to the readout, and to the readout after the first Step."""
+    context, page = fresh_page(browser, conditions)
+    try:
+        lab = page.get_by_role("region", name="Queue lab")
+        status = lab.get_by_role("status").first
+        start = time.perf_counter()
+        page.goto(f"{base_url}/lesson?id={lesson}", wait_until="commit", timeout=TIMEOUT_MS)
+        status.filter(has_text="=").wait_for(timeout=TIMEOUT_MS)
+        shown = time.perf_counter() - start
+        before = status.inner_text()
+        lab.get_by_role("button", name="Step").click(timeout=TIMEOUT_MS)
+        page.wait_for_function(
+            "([el, text]) => el.innerText !== text", arg=[status.element_handle(), before], timeout=TIMEOUT_MS
+        )
+        return shown, time.perf_counter() - start
+    finally:
+        context.close()
+
+
+def time_bare(browser, base_url: str, lesson: str, conditions: Conditions) -> float:
+    """Seconds from navigation to the bare page's first heading."""
+    context, page = fresh_page(browser, conditions)
+    try:
+        start = time.perf_counter()
+        page.goto(f"{base_url}/bare_lesson?id={lesson}", wait_until="commit", timeout=TIMEOUT_MS)
+        page.get_by_role("heading").first.wait_for(timeout=TIMEOUT_MS)
+        return time.perf_counter() - start
+    finally:
+        context.close()
+
+
+def summary(values: list[float]) -> str:
+    """``median / worst`` in seconds."""
+    return f"{statistics.median(values):.2f} / {max(values):.2f} s"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=5, help="visits per row (default 5)")
+    parser.add_argument("--lesson", default="overlap", help="the lesson opened (default overlap)")
+    args = parser.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    app, bare = AppServer(ready_path="/healthz"), BareServer()
+    rows = []
+    try:
+        with sync_playwright() as playwright:
+            browser = launch(playwright)
+            time_app(browser, app.base_url, args.lesson, LOOPBACK)  # one visit to warm each server's caches
+            time_bare(browser, bare.base_url, args.lesson, LOOPBACK)
+            for conditions in (LOOPBACK, THROTTLED):
+                app_runs = [time_app(browser, app.base_url, args.lesson, conditions) for _ in range(args.runs)]
+                bare_runs = [time_bare(browser, bare.base_url, args.lesson, conditions) for _ in range(args.runs)]
+                rows.append((conditions.name, [r[0] for r in app_runs], [r[1] for r in app_runs], bare_runs))
+            browser.close()
+    finally:
+        app.stop()
+        bare.stop()
+    print(f"Time to a working lab, /lesson?id={args.lesson}, {args.runs} fresh profiles each, median / worst")
+    print("| conditions | app: readout shown | app: Step answered | bare page: heading shown |")
+    print("|---|---|---|---|")
+    for name, shown, working, bare_shown in rows:
+        print(f"| {name} | {summary(shown)} | {summary(working)} | {summary(bare_shown)} |")
+    throttled_working = rows[-1][2]
+    verdict = "within" if max(throttled_working) <= GOAL_S else "beyond"
+    print(f"Throttled, the worst working lab is {verdict} the {GOAL_S:.0f} s goal.")
+
+
+if __name__ == "__main__":
+    main()
