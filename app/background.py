@@ -1,9 +1,9 @@
 """Blocking work (a database read, a trace parse) off the event loop, with its result back under the session's lock.
 
-Both ends run under the document's lock, so the page's messages leave in the order its changes
-were made. The trace page once changed its readout from an unlocked async callback instead; on a
-slowed server (tests/test_slow_server_browser.py) its "Reading 1 file…" then sometimes reached the
-browser after the figures that followed it, and stayed.
+Both ends run under the document's lock, as every other change of a page does, so a page never
+changes from an unlocked callback while its own messages are still being written. (The trace page
+once did; on a slowed server its last update then sometimes never arrived. The cause was a race in
+Panel's queued writes, fixed in :mod:`app.panel_fixes`; tests/test_slow_server_browser.py checks it.)
 """
 
 from __future__ import annotations

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app_health import Snapshot
 from bokeh_client import LESSON_PATH
+from machine import MachineSpeed
 
 ACTION_ORDER = ("reset", "lambda", "mu", "lock", "step 1", "step 2", "pause")
 BUSY_SHARE = 0.25  # other processes above this share of one core: the figures are not the app's alone
@@ -120,6 +121,23 @@ class Scenario:
     click_open_p95_ms: float | None = None
     click_p95_ms: float | None = None
 
+    def scaled(self, factor: float) -> Scenario:
+        """The same load with every time budget ``factor`` times longer (a slower machine's budgets).
+
+        Parameters
+        ----------
+        factor : float
+            ``MachineSpeed.slowdown`` (bench/machine.py): 1 on the reference machine or a faster one.
+
+        Returns
+        -------
+        Scenario
+            The budgets a run on this machine is held to.
+        """
+        times = ("open_p95_s", "all_open_s", "click_opening_p95_ms", "click_open_p95_ms", "click_p95_ms")
+        budgets = {name: getattr(self, name) for name in times}
+        return replace(self, **{name: value * factor for name, value in budgets.items() if value is not None})
+
 
 @dataclass
 class Run:
@@ -151,6 +169,8 @@ class Run:
         Error lines the server logged meanwhile; None if the bench cannot read its log.
     notes : list of str
         Anything else the report should say (sessions still live before the start, ...).
+    speed : MachineSpeed, optional
+        This machine against the reference one (bench/machine.py), timed before the load.
     """
 
     target: str
@@ -166,6 +186,7 @@ class Run:
     after: list[Snapshot]
     problems: list[str] | None
     notes: list[str] = field(default_factory=list)
+    speed: MachineSpeed | None = None
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -304,12 +325,12 @@ def checks(scenario: Scenario, figures: Figures) -> dict[str, Check]:
     found: dict[str, Check] = {}
     if scenario.open_p95_s is not None:
         found["open"] = Check(
-            f"p95 ≤ {scenario.open_p95_s:g} s", _at_most(percentile(figures.open_ms, 95) / 1000, scenario.open_p95_s)
+            f"p95 ≤ {scenario.open_p95_s:.3g} s", _at_most(percentile(figures.open_ms, 95) / 1000, scenario.open_p95_s)
         )
     if scenario.all_open_s is not None:
         all_open = figures.all_open_at
         found["all_open"] = Check(
-            f"≤ {scenario.all_open_s:g} s", all_open is not None and all_open <= scenario.all_open_s
+            f"≤ {scenario.all_open_s:.3g} s", all_open is not None and all_open <= scenario.all_open_s
         )
     for key, limit in (
         ("click_opening", scenario.click_opening_p95_ms),
@@ -320,7 +341,7 @@ def checks(scenario: Scenario, figures: Figures) -> dict[str, Check]:
             values = {"click_opening": figures.click_opening, "click_open": figures.click_open}.get(
                 key, figures.click_all
             )
-            found[key] = Check(f"p95 ≤ {limit:g} ms", _at_most(percentile(values, 95), limit))
+            found[key] = Check(f"p95 ≤ {limit:.0f} ms", _at_most(percentile(values, 95), limit))
     found["errors"] = Check("0", figures.errors == 0)
     found["wrong"] = Check("0", figures.wrong == 0)
     found["built"] = Check("yes", figures.built_once is not False)
@@ -399,6 +420,8 @@ def _server(run: Run, figures: Figures) -> None:
         f"client CPU: {run.client_cpu:.2f} s ({100 * run.client_cpu / wall:.0f}%); other processes on the machine: "
         f"{other:.2f} s ({100 * other / wall:.0f}%); {os.cpu_count()} cores"
     )
+    if run.speed is not None:
+        print(run.speed.text() + "; " + run.speed.per_student(server_cpu, run.scenario.sessions))
     if other > BUSY_SHARE * wall:
         print(
             f"warning: other processes kept {100 * other / wall:.0f}% of a core busy during the load: "

@@ -1,9 +1,10 @@
 """On a deliberately slowed server, every control works from the moment it is shown.
 
 The server process runs a fifth of the time, in 50 ms slices (``devtools.throttle.DutyCycle``), as
-on a busy slow machine; the browser clicks as soon as a control is visible. Under this throttle the
-trace page, when it still changed its readout from an unlocked async callback, showed “Reading 1
-file…” after the figures about once in twenty tries: its messages could leave out of order.
+on a busy slow machine; the browser clicks as soon as a control is visible. Under this throttle,
+before app/panel_fixes.py, the trace page kept "Reading 1 file…" after the server had shown the
+figures in about one try of ten to twenty: Panel left the last update queued (the CI failure of
+December 2026, and the likely cause of the Reset that never ticked its step).
 """
 
 from __future__ import annotations
