@@ -21,7 +21,7 @@ sessions, and says so if they do not drop within ``--idle-timeout``).
 
 Each student is one session of ``/lesson?id=overlap&exercise=growth`` driven from this one asyncio
 process over the raw Bokeh websocket protocol (``bench/bokeh_client.py``: a browser's wire traffic
-without a browser; ``bokeh.client`` would cost about 325 ms of client CPU per session). Arrivals are
+without a browser; ``bokeh.client`` costs about 7× its client CPU per session: bench/client_cost.py). Arrivals are
 spread evenly (with a seeded jitter) over the ramp. Before the class, one warm-up student per app
 process does the exercise (not counted). Each student does the "A backlog that keeps growing"
 exercise with a seeded random think time of 0.5-3 s before every action:
