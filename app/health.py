@@ -8,6 +8,7 @@ import os
 
 from tornado.web import RequestHandler
 
+from app.collector import Collector
 from app.sessions import BuildCounter
 from app.task_timer import TaskTimer
 
@@ -40,7 +41,8 @@ class HealthHandler(RequestHandler):
     (HTTP 503) before. ``sessions`` counts sessions with a live websocket; ``held`` every session
     the server keeps (cached pages and sessions closed less than the unused-session lifetime ago);
     ``built`` every session document built since start, ``warm_ups`` of them at start-up. With
-    ``OVERLAP_TASK_TIMER=1`` it adds the longest event-loop task (``?reset=1`` starts a new window).
+    ``OVERLAP_TASK_TIMER=1`` it adds the longest event-loop task (``?reset=1`` starts a new window);
+    ``gc`` has app.collector's counts (open sessions, discards since the last thaw, frozen objects).
     """
 
     def get(self) -> None:
@@ -54,6 +56,7 @@ class HealthHandler(RequestHandler):
             "held": len(sessions),
             "built": BuildCounter.built,
             "warm_ups": BuildCounter.warm_ups,
+            "gc": Collector.report(),
         }
         if TaskTimer.enabled:
             report["longest_task_ms"] = round(TaskTimer.longest * 1000, 1)

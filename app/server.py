@@ -12,7 +12,7 @@ import panel as pn
 from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
-from app import compression
+from app import collector, compression
 from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token
 from app.classroom.http import ClassDataHandler
 from app.content import SpecError
@@ -141,6 +141,8 @@ def main(argv: list[str] | None = None) -> None:
         configure(None)
     origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
     enable_session_reuse()
+    if os.environ.get(collector.POLICY_ENV, "frozen") != "panel":  # "panel": as Panel does it, to compare
+        collector.install()  # full garbage collections rare, and after discards only (app.collector)
     pages = routes()
     try:
         server = pn.serve(

@@ -23,6 +23,7 @@ from panel.io.resources import LOCAL_DIST
 from tornado.httpclient import AsyncHTTPClient
 from tornado.httputil import HTTPServerRequest
 
+from app.collector import track_session
 from app.library import lessons
 from labs.registry import registrations
 
@@ -81,7 +82,7 @@ def warm_up_paths(routes: dict[str, object]) -> list[str]:
 
 
 def counted(build: Callable[[], object]) -> Callable[[], object]:
-    """Wrap a page builder: count the build and keep Panel's CSS on this server, not a CDN.
+    """Wrap a page builder: count the build, keep Panel's CSS on this server, freeze the session once built.
 
     A session built where its websocket lands (not where its HTML was rendered) never passes
     through the step that points Panel's stylesheets at the server's own copy, so the page would
@@ -104,7 +105,10 @@ def counted(build: Callable[[], object]) -> Callable[[], object]:
         doc = pn.state.curdoc
         if doc is not None:
             doc._template_variables.setdefault("dist_url", LOCAL_DIST)
-        return build()
+        built = build()
+        if doc is not None and doc.session_context is not None:
+            track_session(doc)  # after build(): its freeze runs after the page's own onload pieces
+        return built
 
     return page
 

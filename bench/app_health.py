@@ -91,6 +91,12 @@ class Snapshot:
         value = self.health.get("longest_task_ms")
         return None if value is None else float(value)
 
+    @property
+    def longest_gc_ms(self) -> float | None:
+        """The longest garbage-collector pause in the timer's window, in ms (None without the timer)."""
+        value = self.health.get("longest_gc_ms")
+        return None if value is None else float(value)
+
 
 class AppProcess:
     """One app process, known by its ``/healthz`` URL.

@@ -95,6 +95,7 @@ Usage::
     .venv/bin/python bench/class_load.py --scenario {lecture,burst,both}
     .venv/bin/python bench/class_load.py --url http://127.0.0.1:8080 [--scenario both]
         [--app-health http://127.0.0.1:5007/healthz,http://127.0.0.1:5008/healthz] [--no-compare-single]
+    .venv/bin/python bench/class_load.py --sessions 150 --ramp 60 --compare-gc
 """
 
 from __future__ import annotations
@@ -663,10 +664,16 @@ def run_target(target: Target, scenarios: list[Scenario], args: argparse.Namespa
     return runs
 
 
-def run_single(scenarios: list[Scenario], args: argparse.Namespace) -> list[Run]:
-    """Start one ``python -m app`` with the task timer, run the scenarios against it, stop it."""
-    with AppServer(env=TIMER_ENV, ready_path="/healthz") as server:
-        target = Target("single", server.base_url, [AppProcess(f"{server.base_url}/healthz")], server.problems)
+def run_single(scenarios: list[Scenario], args: argparse.Namespace, gc_policy: str = "frozen") -> list[Run]:
+    """Start one ``python -m app`` with the task timer, run the scenarios against it, stop it.
+
+    ``gc_policy`` ``panel`` starts it with ``OVERLAP_GC=panel`` (Panel's and CPython's own garbage
+    collection, without app.collector), to compare the two in one run.
+    """
+    env = {**TIMER_ENV, **({"OVERLAP_GC": "panel"} if gc_policy == "panel" else {})}
+    with AppServer(env=env, ready_path="/healthz") as server:
+        name = "single" if gc_policy == "frozen" else "single, gc panel"
+        target = Target(name, server.base_url, [AppProcess(f"{server.base_url}/healthz")], server.problems)
         return run_target(target, scenarios, args)
 
 
@@ -696,6 +703,11 @@ def parse_args() -> tuple[argparse.Namespace, list[Scenario]]:
         "--compare-single",
         action=argparse.BooleanOptionalAction,
         help="also run one app process started here, after --url (default: on with --url)",
+    )
+    parser.add_argument(
+        "--compare-gc",
+        action="store_true",
+        help="also run one process with Panel's own garbage collection (OVERLAP_GC=panel), side by side",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed for start jitter and think times")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds allowed for each click's response")
@@ -741,6 +753,8 @@ def main() -> None:
         columns.append(run_target(cluster_target(args), scenarios, args))
     if not args.url or args.compare_single:
         columns.append(run_single(scenarios, args))
+    if args.compare_gc:
+        columns.append(run_single(scenarios, args, gc_policy="panel"))
     for index in range(len(scenarios)):
         compare([runs[index] for runs in columns])
     print(f"total run time: {time.perf_counter() - started:.1f} s")

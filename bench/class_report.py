@@ -242,6 +242,8 @@ class Figures:
         CPU seconds of each app process over the load.
     longest_ms : list of float or None
         Longest event-loop task of each process over the load; None without the task timer.
+    longest_gc_ms : list of float or None
+        Longest garbage-collector pause of each process over the load; None without the timer.
     built : int or None
         Sessions the processes built over the load (``built - warm_ups``, after minus before).
     connected : int
@@ -258,6 +260,7 @@ class Figures:
     wrong: int
     cpu: list[float]
     longest_ms: list[float | None]
+    longest_gc_ms: list[float | None]
     built: int | None
     connected: int
 
@@ -283,6 +286,7 @@ class Figures:
             wrong=sum(1 for o in finished if not o.readout_ok or not o.feedback_ok),
             cpu=[a.cpu - b.cpu for a, b in zip(run.after, run.before, strict=True)],
             longest_ms=[a.longest_task_ms for a in run.after],
+            longest_gc_ms=[a.longest_gc_ms for a in run.after],
             built=built,
             connected=sum(1 for o in outcomes if o.connected),
         )
@@ -436,6 +440,12 @@ def _server(run: Run, figures: Figures) -> None:
                 f"longest event-loop task {label}: {after.longest_task_ms:.1f} ms of "
                 f"{after.health.get('tasks', '?')} tasks: {name}"
             )
+            collector = after.health.get("gc", {})
+            print(
+                f"longest garbage-collector pause {label}: {after.longest_gc_ms or 0:.1f} ms "
+                f"({after.health.get('gc_total_ms', '?')} ms in all); frozen objects "
+                f"{collector.get('frozen_objects', '?')}, thaws {collector.get('thaws', '?')}"
+            )
 
 
 def _budget(run: Run, figures: Figures, budget_ms: float) -> None:
@@ -548,6 +558,7 @@ def _cells(run: Run, figures: Figures) -> dict[str, str]:
         "wrong": str(figures.wrong),
         "cpu": f"{cpu:.1f}" + (f" ({' + '.join(f'{c:.1f}' for c in figures.cpu)})" if len(figures.cpu) > 1 else ""),
         "longest": " / ".join(longest) if longest else "n/a",
+        "longest_gc": " / ".join(f"{ms:.0f}" if ms is not None else "n/a" for ms in figures.longest_gc_ms) or "n/a",
         "other": f"{other_cpu(run):.1f} ({100 * other_cpu(run) / run.wall:.0f}% of a core)",
         "built_n": f"{figures.built if figures.built is not None else '?'} / {figures.connected}",
         "built": {True: "yes", False: "no", None: "not known"}[figures.built_once],
@@ -564,6 +575,7 @@ ROWS = (
     ("wrong", "wrong readouts"),
     ("cpu", "server CPU s, sum (per process)"),
     ("longest", "longest task ms, per process"),
+    ("longest_gc", "longest GC pause ms, per process"),
     ("other", "other processes' CPU s (quiet: ~0)"),
     ("built_n", "sessions built / opened"),
     ("built", "built exactly once"),

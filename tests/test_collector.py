@@ -1,0 +1,79 @@
+"""app.collector: open sessions are frozen out of full collections; discarded ones are collected when due."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+
+import pytest
+from panel.io import document
+
+from app import collector
+from app.collector import Collector
+
+
+class Node:
+    """An object in a reference cycle: only the cyclic collector frees it."""
+
+    def __init__(self) -> None:
+        self.me = self
+
+
+@pytest.fixture(autouse=True)
+def clean_counts(monkeypatch):
+    for name in ("open_sessions", "discarded_since_thaw", "freezes", "thaws"):
+        monkeypatch.setattr(Collector, name, 0)
+    monkeypatch.setattr(document, "_panel_last_cleanup", 0.0)  # no discard "just now": no debounce
+    yield
+    gc.unfreeze()
+
+
+def test_a_frozen_session_is_not_walked_and_its_cycles_wait_for_a_thaw():
+    session = Node()
+    alive = weakref.ref(session)
+    collector.freeze_session()
+    assert gc.get_freeze_count() > 0 and Collector.freezes == 1
+    Collector.open_sessions = 3
+    del session  # the session is discarded: its cycle is frozen garbage now
+    collector._discarded(None)
+    gc.collect()
+    assert alive() is not None  # a full collection does not walk frozen objects
+    collector.collect_discarded()  # 1 discarded, 2 open: not due
+    assert alive() is not None and Collector.thaws == 0
+    collector._discarded(None)
+    collector.collect_discarded()  # 2 discarded, 1 open: due
+    assert alive() is None and Collector.thaws == 1 and Collector.discarded_since_thaw == 0
+    assert gc.get_freeze_count() > 0  # what is still alive is frozen again
+
+
+def test_the_last_session_discarded_thaws_at_once():
+    Collector.open_sessions = 1
+    collector._discarded(None)
+    collector.collect_discarded()
+    assert Collector.thaws == 1 and Collector.open_sessions == 0
+
+
+def test_a_discard_just_now_waits_like_panels_collection(monkeypatch):
+    scheduled = []
+    monkeypatch.setattr(collector.state, "schedule_task", lambda name, callback, at: scheduled.append((name, at)))
+    monkeypatch.setattr(document, "_panel_last_cleanup", collector.time.monotonic())
+    collector._discarded(None)
+    collector.collect_discarded()
+    assert Collector.thaws == 0 and scheduled and scheduled[0][0] == "gc.collect"
+
+
+def test_install_replaces_panels_full_collection(monkeypatch):
+    monkeypatch.setattr(document, "_garbage_collect", collector._PANEL_COLLECT)
+    collector.install()
+    assert document._garbage_collect is collector.collect_discarded
+
+
+def test_the_report_counts():
+    assert set(Collector.report()) == {
+        "open_sessions",
+        "discarded_since_thaw",
+        "freezes",
+        "thaws",
+        "frozen_objects",
+        "installed",
+    }
