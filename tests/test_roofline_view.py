@@ -4,17 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from labs.roofline.view import (
-    CUSTOM_DEVICE,
-    DEVICES,
-    TEACHING_DEVICE,
-    X_RANGE,
-    RooflineLab,
-    axis_label,
-    performance,
-    performance_range,
-    significant,
-)
+from labs.numbers import significant
+from labs.roofline.devices import CUSTOM_DEVICE, DEVICES, TEACHING_DEVICE
+from labs.roofline.text import X_RANGE, axis_label, performance, performance_range
+from labs.roofline.view import RooflineLab
 from tests.headless import field, send, status_text
 
 H100, H200, A100 = list(DEVICES)[1:4]
@@ -53,14 +46,14 @@ def test_below_the_ridge_exercise_values(lab):
     assert "memory needs 10 ms, compute needs 8 ms" in lab.explain.text and "memory needs" not in text
     assert len(text.split()) < 30, "the live status stays short; the explanation sits outside it"
     assert "TFLOP/s" not in text
-    assert lab.kernel.data["x"] == [8] and lab.kernel.data["y"] == [800]
-    assert lab.ridge_point.data == {"x": [10], "y": [1000]}
-    assert lab.roof.data["x"] == [X_RANGE[0], 10, X_RANGE[1]]
-    assert lab.roof.data["y"] == [pytest.approx(X_RANGE[0] * 100), 1000, 1000]
-    assert lab.memory_area.right == 10 and lab.compute_area.left == 10
-    assert lab.ridge_line.location == 10 and lab.ridge_line.visible
-    assert lab.ridge_label.text == "ridge = 10 FLOP/byte"
-    assert "800 GFLOP/s" in lab.kernel_label.text
+    assert lab.chart.kernel.data["x"] == [8] and lab.chart.kernel.data["y"] == [800]
+    assert lab.chart.ridge_point.data == {"x": [10], "y": [1000]}
+    assert lab.chart.roof.data["x"] == [X_RANGE[0], 10, X_RANGE[1]]
+    assert lab.chart.roof.data["y"] == [pytest.approx(X_RANGE[0] * 100), 1000, 1000]
+    assert lab.chart.memory_area.right == 10 and lab.chart.compute_area.left == 10
+    assert lab.chart.ridge_line.location == 10 and lab.chart.ridge_line.visible
+    assert lab.chart.ridge_label.text == "ridge = 10 FLOP/byte"
+    assert "800 GFLOP/s" in lab.chart.kernel_label.text
 
 
 def test_compute_roof_exercise_values(lab):
@@ -69,7 +62,7 @@ def test_compute_roof_exercise_values(lab):
     text = status_text(lab)
     assert "attainable = 1000 GFLOP/s" in text and "compute-bound" in text and "memory-bound" not in text
     assert "ridge = 10 FLOP/byte" in text
-    assert lab.kernel.data["y"] == [1000]
+    assert lab.chart.kernel.data["y"] == [1000]
 
 
 def test_at_the_ridge_the_readout_says_so(lab):
@@ -118,8 +111,9 @@ def test_compute_bound_race_bytes_are_in_first(lab):
     type_in(lab, "bandwidth", "100")
     send(lab, "pause", 5.0)
     assert "bytes moved 100% · FLOPs done 62%" in status_text(lab) or "FLOPs done 63%" in status_text(lab)
-    assert lab.memory_done.location == pytest.approx(5) and lab.compute_done.location == pytest.approx(8)
-    assert lab.alone.data["time"][:2] == [0, pytest.approx(8)]
+    race = lab.race_chart
+    assert race.memory_done.location == pytest.approx(5) and race.compute_done.location == pytest.approx(8)
+    assert lab.race_chart.alone.data["time"][:2] == [0, pytest.approx(8)]
 
 
 def test_reset_command_restores_defaults(lab):
@@ -161,16 +155,16 @@ def test_every_kernel_point_on_the_teaching_device_is_on_the_chart(lab):
         for bandwidth in ("1", "100000"):
             type_in(lab, "intensity", intensity)
             type_in(lab, "bandwidth", bandwidth)
-            assert low <= lab.kernel.data["y"][0] <= high
+            assert low <= lab.chart.kernel.data["y"][0] <= high
 
 
 def test_a_ridge_off_the_chart_is_labelled_so(lab):
     type_in(lab, "bandwidth", "100000")  # ridge 0.01 FLOP/byte, left of 1/16
-    assert not lab.ridge_line.visible
-    assert lab.ridge_point.data == {"x": [], "y": []}
-    assert "off the chart" in lab.ridge_label.text
+    assert not lab.chart.ridge_line.visible
+    assert lab.chart.ridge_point.data == {"x": [], "y": []}
+    assert "off the chart" in lab.chart.ridge_label.text
     assert "compute-bound" in status_text(lab) and "ridge = 0.01 FLOP/byte" in status_text(lab)
-    assert lab.roof.data["y"] == [1000, 1000]
+    assert lab.chart.roof.data["y"] == [1000, 1000]
 
 
 def test_presets_set_p_and_b_and_scale_the_units(lab):
@@ -243,12 +237,12 @@ def test_two_views_share_nothing():
     one.device.value = H100
     assert two.model.intensity == 2 and two.model.peak_compute == 1000
     assert one.transport.state is not two.transport.state
-    assert one.roof is not two.roof
+    assert one.chart.roof is not two.chart.roof
 
 
 def test_hover_reads_the_current_roof(lab):
     type_in(lab, "bandwidth", "100")
-    assert lab.roof.data["P"] == [1000] * 3 and lab.roof.data["B"] == [100] * 3
+    assert lab.chart.roof.data["P"] == [1000] * 3 and lab.chart.roof.data["B"] == [100] * 3
 
 
 @pytest.mark.parametrize(
@@ -282,20 +276,20 @@ def test_conceal_hides_what_answers_the_exercise():
     # Nothing else gives 800 away: not the ridge (P/B), not the finish time (8 GFLOP / 10 ms) ...
     assert "ridge = ? FLOP/byte" in text and "10" not in text
     assert "of 10 ms" not in text and "device time = 0.00 ms" in text
-    assert lab.ridge_label.text == "ridge = ? FLOP/byte"
+    assert lab.chart.ridge_label.text == "ridge = ? FLOP/byte"
     assert "8 GFLOP" not in lab.race.title.text and lab.race.xaxis[0].major_label_text_alpha == 0
     # ... nor hovering the roof, which prints attainable at every I.
-    assert lab.roof_hover.renderers == []
-    assert lab.kernel.data["y"] == [] and not lab.kernel_label.visible
-    assert not lab.compute_done.visible and lab.alone.data["time"] == []
-    assert not lab.memory_done_label.visible and not lab.compute_done_label.visible
+    assert lab.chart.roof_hover.renderers == []
+    assert lab.chart.kernel.data["y"] == [] and not lab.chart.kernel_label.visible
+    assert not lab.race_chart.compute_done.visible and lab.race_chart.alone.data["time"] == []
+    assert not lab.race_chart.memory_done_label.visible and not lab.race_chart.compute_done_label.visible
     lab.conceal = False
     text = status_text(lab)
-    assert "attainable = 800 GFLOP/s" in text and lab.kernel.data["y"] == [800]
+    assert "attainable = 800 GFLOP/s" in text and lab.chart.kernel.data["y"] == [800]
     assert "ridge = 10 FLOP/byte" in text and "of 10 ms" in text
-    assert lab.ridge_label.text == "ridge = 10 FLOP/byte"
+    assert lab.chart.ridge_label.text == "ridge = 10 FLOP/byte"
     assert lab.race.title.text == "Play: 8 GFLOP on this device" and lab.race.xaxis[0].major_label_text_alpha == 1
-    assert lab.roof_hover.renderers == [lab.roof_line]
+    assert lab.chart.roof_hover.renderers == [lab.chart.roof_line]
 
 
 def test_conceal_leaves_the_controls_own_values():

@@ -1,0 +1,195 @@
+"""The roofline lab's words: number formats, the readout, the explanation, captions, plot descriptions.
+
+Everything here is a pure function of the model (and of whether an exercise conceals the answer),
+so the headless tests read it without building a figure.
+"""
+
+from __future__ import annotations
+
+import math
+
+from labs.numbers import fixed, significant
+from labs.roofline.model import AT_RIDGE, MEMORY_BOUND, RooflineModel
+from labs.ui.palette import BLUE, MUTED_GREY, ORANGE
+from labs.ui.playback import escape, revealed
+from labs.ui.plot_text import PlotText
+
+UNITS = {"intensity": "FLOP/byte", "bandwidth": "GB/s", "peak_compute": "GFLOP/s"}
+
+MEMORY_COLOUR = BLUE
+COMPUTE_COLOUR = ORANGE
+
+X_RANGE = (1 / 16, 4096.0)
+"""The intensity axis: every value the control accepts, fixed so the chart never jumps."""
+
+TERA_FROM = 10_000.0
+"""From this many GFLOP/s on, the readout adds the figure in TFLOP/s in brackets."""
+
+
+def performance(value: float) -> str:
+    """A rate in GFLOP/s for the readout, with TFLOP/s in brackets when that reads better.
+
+    Parameters
+    ----------
+    value : float
+        GFLOP/s.
+
+    Returns
+    -------
+    str
+        ``"800 GFLOP/s"`` or ``"26800 GFLOP/s (26.8 TFLOP/s)"``.
+    """
+    text = f"{significant(value)} GFLOP/s"
+    if value >= TERA_FROM:
+        text += f" ({significant(value / 1000)} TFLOP/s)"
+    return text
+
+
+def axis_label(value: float) -> str:
+    """Label a power-of-ten tick on the performance axis.
+
+    Parameters
+    ----------
+    value : float
+        A power of ten, in GFLOP/s.
+
+    Returns
+    -------
+    str
+        ``"0.01"`` … ``"1000"``, then ``"10 000"`` with thin spaces, and ``"10⁻³"`` below 0.01.
+    """
+    exponent = round(math.log10(value))
+    if exponent < -2:
+        return "10" + str(exponent).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    if exponent < 4:
+        return significant(value)
+    return f"{10**exponent:,}".replace(",", "\u2009")
+
+
+def performance_range(peak_compute: float) -> tuple[float, float]:
+    """The performance axis for a compute roof: six decades, the roof at least 10× below the top.
+
+    Parameters
+    ----------
+    peak_compute : float
+        P in GFLOP/s.
+
+    Returns
+    -------
+    tuple of float
+        ``(bottom, top)`` in GFLOP/s, powers of ten; it depends on P only, so moving I or B
+        never moves it.
+    """
+    top = 10.0 ** math.ceil(math.log10(peak_compute * 10))
+    return top / 1e6, top
+
+
+def readout_template(m: RooflineModel, conceal: bool) -> str:
+    """The readout: attainable, regime and ridge, then the race's live figures (filled in by Play)."""
+    unit, seconds = m.time_unit
+    ridge = escape(f"ridge = {'?' if conceal else significant(m.ridge)} FLOP/byte")
+    if conceal:
+        head = "<strong>attainable = ? GFLOP/s</strong> · regime shown once you have run the exercise"
+    else:
+        head = f"<strong>{escape('attainable = ' + performance(m.attainable))}</strong> · {escape(m.regime)}"
+    # While concealed the finish time stays out: 8 GFLOP over it is the attainable rate.
+    of_finish = "" if conceal else f" of {significant(m.finish_time / seconds)}"
+    race = escape(
+        f"device time = {{time:2}}{of_finish} {unit} · bytes moved {{bytes_pct:0}}% · FLOPs done {{flops_pct:0}}%"
+    )
+    return f"{head} · {ridge}<br>{race}"
+
+
+def explain_html(m: RooflineModel, conceal: bool) -> str:
+    """Why the kernel attains what it does: outside the live status, so it is not re-read on every change."""
+    if conceal:
+        return ""
+    unit, seconds = m.time_unit
+    side = {AT_RIDGE: "on", MEMORY_BOUND: "left of"}.get(m.regime, "right of")
+    memory, compute = significant(m.memory_time / seconds), significant(m.compute_time / seconds)
+    slower = "memory sets" if m.memory_time > m.compute_time else "compute sets"
+    if m.at_ridge:
+        slower = "both sides set"
+    why = (
+        f"I = {significant(m.intensity)} FLOP/byte is {side} the ridge. {significant(m.work)} GFLOP moving "
+        f"{significant(m.traffic)} GB: memory needs {memory} {unit}, compute needs {compute} {unit}; "
+        f"{slower} the finish, and {significant(m.work)} GFLOP in {significant(m.finish_time / seconds)} {unit} "
+        f"is {performance(m.achieved_rate)}."
+    )
+    return f"<p style='margin:2px 0;font-size:0.95rem'>{escape(why)}</p>"
+
+
+def scope_html() -> str:
+    """What the lab models and what it leaves out."""
+    return (
+        f"<p style='font-size:0.9rem;color:{MUTED_GREY}'>B is the bandwidth between the device and its "
+        "own memory, not network bandwidth. Play runs a fixed 8 GFLOP of work and changes "
+        "neither I nor B. The lab shows one resource ceiling on one device: it has no "
+        "collectives, no second kernel competing for memory, no ranks and no network.</p>"
+    )
+
+
+def race_caption() -> str:
+    """The race plot's key: what each line style means."""
+
+    def swatch(colour: str, style: str) -> str:
+        return (
+            "<span aria-hidden='true' style='display:inline-block;width:22px;"
+            f"border-top:{style} {colour};vertical-align:middle;margin:0 4px'></span>"
+        )
+
+    return (
+        f"<p style='font-size:0.85rem;color:{MUTED_GREY};margin:0'>"
+        f"{swatch(MEMORY_COLOUR + '80', '6px solid')}bytes moved, at B "
+        f"{swatch(COMPUTE_COLOUR, '3px solid')}FLOPs done, never ahead of their bytes "
+        f"{swatch(COMPUTE_COLOUR, '2px dashed')}FLOPs at P, as if every byte were already "
+        "there. Dotted lines: when memory alone and compute alone would be done; the later "
+        "one is the finish.</p>"
+    )
+
+
+def roofline_text(m: RooflineModel, conceal: bool) -> PlotText:
+    """The roofline plot in words and a table; while concealed, without ridge, attainable or kernel."""
+    x0, x1 = X_RANGE
+    intensity = significant(m.intensity)
+    rows = [["roof at the left edge", significant(x0), significant(min(m.peak_compute, x0 * m.bandwidth))]]
+    if conceal:
+        summary = (
+            f"log–log axes, I from {significant(x0)} to {significant(x1)} FLOP/byte. The roof rises with slope "
+            f"B = {significant(m.bandwidth)} GB/s to a flat compute roof P = {significant(m.peak_compute)} "
+            f"GFLOP/s. Your kernel, at I = {intensity} FLOP/byte, is marked once you have run the exercise."
+        )
+    else:
+        summary = (
+            f"log–log axes, I from {significant(x0)} to {significant(x1)} FLOP/byte. The roof rises with slope "
+            f"B = {significant(m.bandwidth)} GB/s to the ridge at I = {significant(m.ridge)} FLOP/byte, then "
+            f"stays flat at P = {significant(m.peak_compute)} GFLOP/s. Your kernel: I = {intensity} FLOP/byte, "
+            f"{performance(m.attainable)}, {m.regime}."
+        )
+        rows.append(["ridge", significant(m.ridge), significant(m.peak_compute)])
+    rows.append(["roof at the right edge", significant(x1), significant(min(m.peak_compute, x1 * m.bandwidth))])
+    if not conceal:
+        rows.append(["your kernel", intensity, significant(m.attainable)])
+    return PlotText("Roofline plot", summary, ("point", "I (FLOP/byte)", "performance (GFLOP/s)"), rows)
+
+
+def race_text(m: RooflineModel, conceal: bool) -> PlotText:
+    """The race plot in words and a table, drawn up to t; while concealed, without the finish lines."""
+    unit, seconds = m.time_unit
+    drawn = revealed(m.trajectory(), m.t)
+    now = {key: column[-1] for key, column in drawn.items()}
+    summary = (
+        f"bytes moved and FLOPs done, in percent, against device time; drawn up to {fixed(now['time'])} {unit}: "
+        f"bytes moved {fixed(now['bytes_pct'], 0)}%, FLOPs done {fixed(now['flops_pct'], 0)}%."
+    )
+    if not conceal:
+        summary += (
+            f" Lines mark memory alone finishing at {significant(m.memory_time / seconds)} {unit} and compute "
+            f"alone at {significant(m.compute_time / seconds)} {unit}."
+        )
+    rows = [
+        [fixed(time), fixed(moved, 0), fixed(done, 0)]
+        for time, moved, done in zip(drawn["time"], drawn["bytes_pct"], drawn["flops_pct"], strict=True)
+    ]
+    columns = (f"device time ({unit})", "bytes moved (%)", "FLOPs done (%)")
+    return PlotText("Race plot", summary, columns, rows)
