@@ -42,3 +42,8 @@ def test_bars_are_clipped_at_t_as_the_player_draws_them():
         "label": ["x", "y", ""],
     }
     assert clipped(bars, 10.0)["end"] == [2.0, 4.0, 6.0]
+
+
+def test_each_view_takes_its_title_from_the_registration():
+    for lab in registrations():
+        assert lab.view_class().title == lab.title

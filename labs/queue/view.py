@@ -7,6 +7,7 @@ from bokeh.models import Div, HoverTool, Label, Range1d, Span
 from bokeh.plotting import figure
 
 from labs.numbers import fixed, fixed_apart, nice_at_least
+from labs.queue import LAB
 from labs.queue.model import QueueModel
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
@@ -46,7 +47,7 @@ def nice_ceiling(value: float) -> float:
 class QueueLab(LabView):
     """One student's queue lab: a :class:`QueueModel` drawn with Bokeh and served by Panel."""
 
-    title = "Queue lab"
+    title = LAB.title  # one place: the registration in labs/queue/__init__.py
 
     model = param.ClassSelector(class_=QueueModel, doc="This session's queue model.")
 

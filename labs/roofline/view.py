@@ -12,6 +12,7 @@ import param
 from bokeh.models import Div
 
 from labs.numbers import significant
+from labs.roofline import LAB
 from labs.roofline.devices import CUSTOM_DEVICE, DEVICES, TEACHING_DEVICE, sources_html
 from labs.roofline.figures import RaceChart, RooflineChart
 from labs.roofline.model import RooflineModel
@@ -37,7 +38,7 @@ class RooflineLab(LabView):
     1000 GFLOP/s, and is shown as a fixed value.
     """
 
-    title = "Roofline lab"
+    title = LAB.title  # one place: the registration in labs/roofline/__init__.py
 
     model = param.ClassSelector(class_=RooflineModel, doc="This session's roofline model.")
     presets = param.Boolean(

@@ -14,7 +14,7 @@ import param
 from bokeh.models import Div
 
 from labs.timed import InvalidInput
-from labs.timeline import figures, text
+from labs.timeline import LAB, figures, text
 from labs.timeline.model import TimelineModel
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
@@ -42,7 +42,7 @@ NOTE_STYLE = f"margin: 4px 10px; font-size: 0.85rem; color: {DARK_GREY}; flex: 1
 class TimelineLab(LabView):
     """One student's bucket timeline lab: a :class:`TimelineModel` drawn as a Gantt of one step."""
 
-    title = "Bucket timeline lab"
+    title = LAB.title  # one place: the registration in labs/timeline/__init__.py
     has_bars = True
 
     model = param.ClassSelector(class_=TimelineModel, doc="This session's timeline model.")
