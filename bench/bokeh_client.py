@@ -1,10 +1,11 @@
 """A small raw Bokeh-server protocol client for load benchmarks, plus server-process helpers.
 
 ``bokeh.client.pull_session`` builds a full Python ``Document`` for every session: measured side by
-side by ``bench/client_cost.py``, it takes about 7× this client's CPU per session (84 against 11 ms
-on the 2-core machine, December 2026, while doing less: it never receives the lab), so one process
-playing 300 students would spend much of a core being the client. This client does only what a
-browser's websocket does on the wire and parses only what a benchmark needs:
+side by ``bench/client_cost.py``, it takes about 7× this client's CPU per session (88 against 13
+ms, median of 20 sessions on the 2-core machine, December 2026), while doing less (it never
+receives the lab), so one process playing 300 students would spend much of a core being the client.
+This client does only what a browser's websocket does on the wire and parses only what a benchmark
+needs:
 
 1. ``GET /lesson?...``: the server creates the session and writes its token into the page's
    ``render_items``.

@@ -29,6 +29,8 @@ from bokeh_client import ROOT, AppServer
 from session_cost import BareServer
 
 sys.path.insert(0, str(ROOT))
+from playwright.sync_api import expect  # noqa: E402
+
 from tests.chromium import launch  # noqa: E402
 
 PHONE_4G = {"offline": False, "latency": 150, "downloadThroughput": 4_000_000 / 8, "uploadThroughput": 1_500_000 / 8}
@@ -81,9 +83,7 @@ def time_app(browser, base_url: str, lesson: str, conditions: Conditions) -> tup
         shown = time.perf_counter() - start
         before = status.inner_text()
         lab.get_by_role("button", name="Step").click(timeout=TIMEOUT_MS)
-        page.wait_for_function(
-            "([el, text]) => el.innerText !== text", arg=[status.element_handle(), before], timeout=TIMEOUT_MS
-        )
+        expect(status).not_to_have_text(before, timeout=TIMEOUT_MS)  # looked up again each time
         return shown, time.perf_counter() - start
     finally:
         context.close()
