@@ -124,7 +124,10 @@ SNAPSHOT_JS = """
       if (node.nodeType === 3 && node.textContent.trim()) texts.push(node.textContent)
     }
     const role = el.getAttribute("role")
-    if (role === "status" && status === null) status = el.textContent
+    if (role === "status" && status === null) {  // a lab's readout: the Div's element, its text in its shadow root
+      const readout = el.shadowRoot && el.shadowRoot.querySelector(".readout")
+      status = (readout || el).textContent
+    }
     if (role === "alert" && el.textContent.trim()) alerts.push(el.textContent.trim())
     if ((el.tagName === "INPUT" || el.tagName === "SELECT") && el.labels && el.labels[0]) {
       fields[el.labels[0].textContent.trim()] = el.type === "checkbox" ? String(el.checked) : el.value

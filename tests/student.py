@@ -26,9 +26,19 @@ def type_value(lab: Locator, field: str | re.Pattern[str], value: str) -> None:
     box.press("Enter")
 
 
+READ_THROUGH = "e => ((e.shadowRoot && e.shadowRoot.querySelector('.readout')) || e).innerText"
+"""A lab's live region is a Bokeh ``Div``'s own element, its text in the ``Div``'s shadow root (where
+the host's ``innerText`` does not reach); any other status element is read as it is."""
+
+
+def shown_text(status: Locator) -> str:
+    """What a status element shows, read through the shadow root of a lab's readout."""
+    return status.evaluate(READ_THROUGH)
+
+
 def readout(lab: Locator) -> str:
     """The text of the lab's status readout."""
-    return lab.get_by_role("status").first.inner_text()
+    return shown_text(lab.get_by_role("status").first)
 
 
 def readings(lab: Locator) -> dict[str, float]:

@@ -14,7 +14,7 @@ from playwright.sync_api import Locator, Page, expect
 from app.library import lessons
 from labs.registry import registrations
 from tests.axe import audit, describe
-from tests.student import plots_laid_out, readout, wait_for_reading, wait_until
+from tests.student import open_lab, plots_laid_out, readout, shown_text, wait_for_reading, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -207,14 +207,33 @@ def test_every_plot_is_a_named_image_that_follows_step_not_play(page, path):
     wait_until(lambda: names() != before)
     stepped = names()
     status = page.get_by_role("status").first
-    still = status.inner_text()
+    still = shown_text(status)
     page.get_by_role("button", name="Play").click()
     for _ in range(3):  # three frames drawn, each a new readout: by then a per-frame description would show
-        wait_until(lambda shown=still: status.inner_text() != shown)
-        still = status.inner_text()
+        wait_until(lambda shown=still: shown_text(status) != shown)
+        still = shown_text(status)
         assert names() == stepped, "no new description per Play frame"
     page.get_by_role("button", name="Pause").click()
     wait_until(lambda: names() != stepped)
+
+
+@pytest.mark.parametrize(("path", "name"), [("/queue", "Queue lab"), ("/roofline", "Roofline lab")])
+def test_the_readout_is_one_live_region_that_stays_and_is_busy_while_playing(page, path, name):
+    """A screen reader announces changes inside a live region that is already there, not a new one."""
+    lab = open_lab(page, path, name)
+    status = lab.get_by_role("status").first
+    region = status.element_handle()
+    assert region.get_attribute("aria-live") == "polite" and region.get_attribute("aria-atomic") == "true"
+    before = shown_text(status)
+    lab.get_by_role("button", name="Step").click()
+    expect(status).not_to_have_text(before)
+    assert region.evaluate("e => e.isConnected"), "the readout's live region was replaced, not updated"
+    expect(status).to_have_attribute("aria-busy", "false")
+    lab.get_by_role("button", name="Play").click()
+    expect(status).to_have_attribute("aria-busy", "true")  # figures change every frame: announced once stopped
+    lab.get_by_role("button", name="Pause").click()
+    expect(status).to_have_attribute("aria-busy", "false")
+    assert region.evaluate("e => e.isConnected")
 
 
 def test_exercise_buttons_show_a_focus_ring_of_three_to_one(page):

@@ -12,7 +12,7 @@ from app.content import Exercise, Lesson, load_lessons
 from app.exercise import shown_setting
 from labs.timed import format_number
 from tests.conftest import ARTIFACTS
-from tests.student import plots_laid_out, step_until, type_value
+from tests.student import plots_laid_out, shown_text, step_until, type_value
 from tests.waiting import nothing_happens_for
 
 pytestmark = pytest.mark.browser
@@ -168,7 +168,7 @@ def test_nothing_gives_the_answer_away_until_the_exercise_has_run(page):
     status = lab.get_by_role("status").first
     expect(status).to_contain_text("attainable = ? GFLOP/s")
     expect(status).to_contain_text("ridge = ? FLOP/byte")
-    text = status.inner_text()
+    text = shown_text(status)
     assert "800" not in text and "10" not in text, text  # neither the answer nor 8 GFLOP / 10 ms
     lab.scroll_into_view_if_needed()
     tooltips = _hover_on_the_roofline(page, lab)

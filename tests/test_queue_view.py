@@ -19,7 +19,8 @@ def lab() -> QueueLab:
 def test_initial_readout_follows_the_contract(lab):
     text = status_text(lab)
     assert "t = 0.00 s" in text and "backlog = 4.00 units" in text
-    assert 'role="status"' in lab.transport.status.text
+    assert lab.transport.status.html_attributes["role"] == "status"  # the Div's element: it stays
+    assert 'class="readout"' in lab.transport.status.text and "role=" not in lab.transport.status.text
     assert "M/M/1" in lab.mm1_panel.text and "L = 1.00" in lab.mm1_panel.text
 
 

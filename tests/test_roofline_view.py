@@ -29,7 +29,8 @@ def test_initial_readout_follows_the_contract(lab):
     assert "attainable = 400 GFLOP/s" in text
     assert "memory-bound" in text and "compute-bound" not in text
     assert "ridge = 5 FLOP/byte" in text
-    assert 'role="status"' in lab.transport.status.text
+    assert lab.transport.status.html_attributes["role"] == "status"  # the Div's element: it stays
+    assert 'class="readout"' in lab.transport.status.text and "role=" not in lab.transport.status.text
 
 
 def test_inputs_are_named_for_the_contract(lab):

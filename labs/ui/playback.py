@@ -45,7 +45,7 @@ class PlaybackState(DataModel):
     t = Float(default=0.0, help="The model's elapsed time as the server last set it.")
     horizon = Float(default=10.0, help="Where playback ends.")
     stop_at = Float(default=1e300, help="An earlier stop set by a guided exercise (pause_at).")
-    template = String(default="", help="The busy readout's HTML with {t} and {column[:digits]} placeholders.")
+    template = String(default="", help="The readout's HTML while playing, with {t} and {column[:digits]} placeholders.")
     epoch = Int(default=0, help="Bumped by the server to stop any playback in the browser.")
     allowed = Bool(default=True, help="Whether Step and Play may run (gating); Step returns to this on Pause.")
     ask_time = Int(default=0, help="Bumped by the server after a control edit: a playing page reports t.")
@@ -80,25 +80,36 @@ def fill_template(template: str, values: Mapping[str, float]) -> str:
     return _PLACEHOLDER.sub(number, template)
 
 
-def readout_html(text: str, busy: bool = False) -> str:
-    """Wrap readout text in the lab's live status element (``role="status"``).
+def readout_html(text: str, busy: bool = False, live: bool = True) -> str:
+    """Wrap readout text in the readout's element: by default the live status element (``role="status"``).
 
     Parameters
     ----------
     text : str
         Already-escaped readout text.
     busy : bool
-        True while playing, so that screen readers hold announcements until playback stops.
+        True while the figures are changing, so that screen readers hold announcements until they stop.
+    live : bool
+        False for a lab's readout: there the Bokeh ``Div``'s own element is the live region
+        (:data:`LIVE_REGION`), because Bokeh re-renders the ``Div``'s content, this element
+        included, on every change, and a live region must stay in the page to be announced.
 
     Returns
     -------
     str
-        The HTML; with ``busy`` it is the template ``player.js`` fills while playing.
+        The HTML.
     """
+    if not live:
+        return f'<div class="readout" style="{READOUT_STYLE}">{text}</div>'
     return (
         f'<div role="status" aria-live="polite" aria-atomic="true" aria-busy="{"true" if busy else "false"}" '
         f'class="readout" style="{READOUT_STYLE}">{text}</div>'
     )
+
+
+LIVE_REGION = {"role": "status", "aria-live": "polite", "aria-atomic": "true", "aria-busy": "false"}
+"""The lab readout's live region, on the ``Div``'s own element, which Bokeh keeps across re-renders
+(``html_attributes``); ``player.js`` sets its ``aria-busy`` while playing."""
 
 
 def sample(trajectory: Mapping[str, np.ndarray], t: float) -> dict[str, float]:
@@ -208,7 +219,7 @@ class Transport(param.Parameterized):
             self.bars = ColumnDataSource(data=clipped(intervals, 0.0))
             self.now = Span(location=0.0, dimension="height", line_color=ORANGE, line_width=2)
             layers = {"bars": self.bars, "now": self.now}
-        self.status = Div(text="", sizing_mode="stretch_width")
+        self.status = Div(text="", sizing_mode="stretch_width", html_attributes=dict(LIVE_REGION))
         self.gate = Div(text="", visible=False, sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         # Shown by player.js while playing (like PhET's time controls, Step works only when paused).
         self.playing_note = Div(
@@ -355,9 +366,9 @@ class Transport(param.Parameterized):
                 t=t,
                 horizon=self.model.horizon,
                 stop_at=1e300 if pause_at is None else pause_at,
-                template=readout_html(template, busy=True),
+                template=readout_html(template, live=False),
             )
-            self.status.text = readout_html(fill_template(template, sample(trajectory, t)))
+            self.status.text = readout_html(fill_template(template, sample(trajectory, t)), live=False)
 
 
 def _plain(columns: Mapping[str, Sequence]) -> dict[str, list]:

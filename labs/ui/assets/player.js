@@ -28,7 +28,7 @@ function frame(t) {
   }
   reveal.setv({data: revealed(data, t, values)}, {sync: false})
   marker.setv({data: point}, {sync: false})
-  status.setv({text: fill(state.template, values)}, {sync: false})  // the template is the busy readout
+  status.setv({text: fill(state.template, values)}, {sync: false})  // the readout as it reads while playing
 }
 
 // Bokeh rebuilds a button's <button> element when its label changes, which drops keyboard focus to
@@ -45,9 +45,16 @@ function relabel(button, label) {
   refocus(10)
 }
 
+// The readout's live region is the status Div's own element (it stays across re-renders): busy while
+// playing, so that a screen reader reads the figures once playback stops, not every frame.
+function busy(on) {
+  status.setv({html_attributes: {...status.html_attributes, "aria-busy": on ? "true" : "false"}}, {sync: false})
+}
+
 function stop(report) {
   if (!P.playing) return
   P.playing = false
+  busy(false)
   cancelAnimationFrame(P.raf)
   relabel(play, "Play")
   step_button.setv({disabled: !state.allowed}, {sync: false})  // Step works again once paused
@@ -63,6 +70,7 @@ function limit(t) {
 function start() {
   P.t = state.t >= state.horizon ? 0 : state.t
   P.playing = true
+  busy(true)
   P.last = performance.now()
   relabel(play, "Pause")
   step_button.setv({disabled: true}, {sync: false})
