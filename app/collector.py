@@ -24,10 +24,10 @@ import datetime as dt
 import gc
 import time
 
-from panel.io import document
+from panel.io import document as panel_cleanup
 from panel.io.state import state
 
-_PANEL_COLLECT = document._garbage_collect
+_PANEL_COLLECT = panel_cleanup._garbage_collect
 
 POLICY_ENV = "OVERLAP_GC"
 """Set to ``panel`` to serve without this module (Panel's and CPython's own collections), to compare."""
@@ -63,7 +63,7 @@ def track_session(doc) -> None:
 
     Parameters
     ----------
-    doc : bokeh.document.Document
+    doc : Document
         The session's document (the current one, in a page builder).
     """
     if not Collector.installed:
@@ -104,9 +104,9 @@ def collect_discarded() -> None:
     Like Panel's, it waits until no session has been discarded for a few seconds (a tab closed in
     a crowd is followed by others).
     """
-    quiet_for = time.monotonic() - document._panel_last_cleanup
-    if quiet_for < document.GC_DEBOUNCE:
-        at = dt.datetime.now() + dt.timedelta(seconds=document.GC_DEBOUNCE - quiet_for)
+    quiet_for = time.monotonic() - panel_cleanup._panel_last_cleanup
+    if quiet_for < panel_cleanup.GC_DEBOUNCE:
+        at = dt.datetime.now() + dt.timedelta(seconds=panel_cleanup.GC_DEBOUNCE - quiet_for)
         state.schedule_task("gc.collect", collect_discarded, at=at)
         return
     if Collector.discarded_since_thaw >= max(1, Collector.open_sessions):
@@ -117,5 +117,5 @@ def collect_discarded() -> None:
 
 def install() -> None:
     """Use :func:`collect_discarded` where Panel would collect in full after a discard."""
-    document._garbage_collect = collect_discarded
+    panel_cleanup._garbage_collect = collect_discarded
     Collector.installed = True

@@ -1,7 +1,7 @@
 """A fix for Panel 1.9's queued websocket writes: a queued update could wait until the next one.
 
 When a change cannot be written at once (Bokeh is writing another message), Panel queues it in
-``panel.io.document._WRITE_MSGS``, marks the document in ``_WRITE_BLOCK`` and starts a task,
+``_WRITE_MSGS`` (module ``panel.io.document``), marks the page in ``_WRITE_BLOCK`` and starts a task,
 ``_dispatch_msgs``, to write the queue. A task that has just written the queue ends by clearing the
 mark, even when another change was queued while it awaited its writes; the task started for that
 change then finds no mark and returns, so the change stays queued until some later change of the
@@ -17,9 +17,9 @@ so the wrapper is used for every write from then on.
 
 from __future__ import annotations
 
-from panel.io import document
+from panel.io import document as panel_dispatch
 
-_ORIGINAL = document._dispatch_msgs
+_ORIGINAL = panel_dispatch._dispatch_msgs
 
 
 async def dispatch_queued_writes(doc) -> None:
@@ -27,15 +27,15 @@ async def dispatch_queued_writes(doc) -> None:
 
     Parameters
     ----------
-    doc : bokeh.document.Document
+    doc : Document
         The document whose queued messages are written.
     """
     await _ORIGINAL(doc)
-    if document._WRITE_MSGS.get(doc) and doc not in document._WRITE_BLOCK:
-        document._WRITE_BLOCK[doc] = True
-        document._dispatch_write_task(doc, dispatch_queued_writes, doc)
+    if panel_dispatch._WRITE_MSGS.get(doc) and doc not in panel_dispatch._WRITE_BLOCK:
+        panel_dispatch._WRITE_BLOCK[doc] = True
+        panel_dispatch._dispatch_write_task(doc, dispatch_queued_writes, doc)
 
 
 def install() -> None:
     """Use :func:`dispatch_queued_writes` for Panel's queued writes (idempotent)."""
-    document._dispatch_msgs = dispatch_queued_writes
+    panel_dispatch._dispatch_msgs = dispatch_queued_writes
