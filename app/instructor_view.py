@@ -29,8 +29,8 @@ from app.classroom.store import ClassStore, RoundVotes, StoreUnavailable
 from app.content import Exercise
 from app.library import lessons
 from labs.timed import format_number
+from labs.ui.live_readout import LiveReadout
 from labs.ui.palette import BLUE, ERROR_RED, PALE_BLUE, WHITE
-from labs.ui.playback import readout_html
 from labs.ui.region import NamedRegion
 
 REFRESH_MS = 1000
@@ -173,7 +173,7 @@ class InstructorView(Viewer):
         self.export = pn.widgets.FileDownload(
             callback=self._csv, filename="class-predictions.csv", label="Export CSV", align="end", width=140
         )
-        self.status = pn.pane.HTML(readout_html("Reading the class…", busy=True), margin=(5, 10))
+        self.status = LiveReadout("Reading the class…", busy=True)
         self.problem = pn.pane.HTML("", margin=(0, 10))
         self.source = ColumnDataSource(data={"x": [], "top": [], "width": [], "color": [], "round": []})
         self.chart = self._make_chart()
@@ -182,7 +182,7 @@ class InstructorView(Viewer):
             label="Class results",
             heading="Class results",
             controls=[self.exercise, self.reveal, self.new_round, self.export],
-            object=pn.Column(self.problem, self.status, self.chart, self.table, sizing_mode="stretch_width"),
+            object=pn.Column(self.problem, self.status.pane, self.chart, self.table, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
         self.layout.objects = [results]
@@ -247,7 +247,7 @@ class InstructorView(Viewer):
         chosen = self.chosen
         shown = found[-SHOWN_ROUNDS:]
         self._shown = shown
-        self.status.object = readout_html(html.escape(summary_text(chosen, shown)))
+        self.status.show(html.escape(summary_text(chosen, shown)))
         revealed = shown[-1].round.revealed
         values = np.array([v for r in shown for v in r.predictions], dtype=float)
         if len(values) == 0:

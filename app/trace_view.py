@@ -25,8 +25,8 @@ from app.trace.intervals import clip
 from app.trace.parse import RankTrace
 from app.trace.ranks import RunTimeline, combine_ranks
 from app.trace.timeline import StepTimeline
+from labs.ui.live_readout import LiveReadout
 from labs.ui.palette import BLUE, ERROR_RED, EXPOSED_RED, ISSUE_BROWN, ORANGE, READY_NAVY, WHITE
-from labs.ui.playback import readout_html
 from labs.ui.region import NamedRegion
 
 MAX_FILE = "200MB"
@@ -159,7 +159,7 @@ class TraceView(Viewer):
         self.drop.param.watch(self._dropped, "value")
         self.steps = pn.widgets.Select(label="Step", options={}, disabled=True, width=260)
         self.steps.param.watch(self._step_chosen, "value")
-        self.status = pn.pane.HTML(readout_html(PROMPT), margin=(5, 10))
+        self.status = LiveReadout(PROMPT)
         self.alert = pn.pane.HTML("", margin=(0, 10))
         self.source = ColumnDataSource(data={key: [] for key in GANTT_KEYS})
         self.gantt = self._make_gantt()
@@ -186,7 +186,7 @@ class TraceView(Viewer):
             controls=[drop_group, self.rank_pickers, self.steps],
             object=pn.Column(
                 self.alert,
-                self.status,
+                self.status.pane,
                 self.gantt,
                 self.table,
                 self.open_lab,
@@ -246,7 +246,7 @@ class TraceView(Viewer):
             self._problems.pop(name, None)
         if self._reading:
             waiting = len(self._reading)
-            self.status.object = readout_html(f"Reading {waiting} file{'s' * (waiting != 1)}…", busy=True)
+            self.status.show(f"Reading {waiting} file{'s' * (waiting != 1)}…", busy=True)
         for name, data in new.items():  # all marked first: without a server the reads finish right here
             raw = data if isinstance(data, bytes) else bytes(data, "utf-8")
             in_worker_thread(partial(read_file, raw, name), partial(self._read_done, name))
@@ -321,7 +321,7 @@ class TraceView(Viewer):
         self.alert.object = alert_html(self.message)
         if not self.traces:  # nothing read yet, nor now: back to the invitation (the alert says why)
             self._shown = ""
-            self.status.object = readout_html(PROMPT)
+            self.status.show(PROMPT)
             return
         numbers = self._step_numbers(self.traces)
         if self.step not in numbers:
@@ -337,7 +337,7 @@ class TraceView(Viewer):
                     f"choose its rank in “Rank of {refusal.source}”."
                 )
             self.alert.object = alert_html(" ".join(filter(None, [self.message, said])))
-            self.status.object = readout_html(html.escape(self._shown) if self._shown else PROMPT)
+            self.status.show(html.escape(self._shown) if self._shown else PROMPT)
             return
         shown = list(run.timelines) if run is not None else [tl]
         data = gantt_columns(shown)
@@ -348,7 +348,7 @@ class TraceView(Viewer):
         self.source.data = data
         self.figure.visible = True
         self._shown = f"ranks = {len(shown)} · {figures_text(tl)}"
-        self.status.object = readout_html(html.escape(self._shown))
+        self.status.show(html.escape(self._shown))
         self.table.object = bucket_table(run, tl)
         self.open_lab.disabled = False
         self._run, self._timeline = run, tl

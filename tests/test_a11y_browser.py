@@ -25,6 +25,8 @@ PAGES = [
     *[f"/lesson?id={lesson.slug}" for lesson in lessons()],
     "/lesson?id=overlap&exercise=growth",
     "/lab?id=queue",
+    "/trace",
+    "/instructor",
 ]
 NOT_FOUND = ["/no-such-page", "/lesson?id=no-such-lesson"]
 
@@ -82,7 +84,12 @@ def wait_for_page(page: Page, path: str) -> None:
         return
     page.goto(page.base_url + path)
     expect(page.get_by_role("heading", level=1)).to_be_visible()
-    if path != "/":
+    if path == "/trace":  # its view arrives once the page has loaded, as a lab does
+        expect(page.get_by_role("group", name="Trace file")).to_be_visible()
+        expect(page.get_by_role("region", name="Trace").get_by_role("status").first).to_contain_text("Drop")
+    elif path == "/instructor":  # the class is off on this server: the page says how to turn it on
+        expect(page.get_by_role("status").first).to_contain_text("The class is off")
+    elif path != "/":
         expect(page.get_by_role("button", name="Reset")).to_be_visible()
         plots_laid_out(page)
 

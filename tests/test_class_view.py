@@ -138,9 +138,9 @@ def test_the_instructor_sees_nothing_without_the_token(store, monkeypatch):
     store.lock(KEY, ME, 1.0)
     view.exercise.value = KEY
     view.refresh()
-    assert "locked = 1 · round 1 · answer hidden" in view.status.object
+    assert "locked = 1 · round 1 · answer hidden" in view.status.text
     view._act(store.reveal)
-    assert "(revealed)" in view.status.object and view.answer_line.visible
+    assert "(revealed)" in view.status.text and view.answer_line.visible
     assert view._csv().getvalue().count(KEY) == 1
 
 

@@ -77,8 +77,10 @@ def test_files_added_one_at_a_time_and_removed_follow_the_list(page):
     trace = drop(page, GLOO[:1])
     status = trace.get_by_role("status").first
     expect(status).to_contain_text(readout(GLOO[:1]))
+    live_region = status.element_handle()
     add_files(page, GLOO[1:])  # the second rank comes later: the page reads both together
     expect(status).to_contain_text(readout(GLOO))
+    assert live_region.evaluate("e => e.isConnected"), "the readout's live region was replaced, not updated"
     expect(trace.get_by_role("table").get_by_role("columnheader", name="last ready")).to_be_visible()
     group = page.get_by_role("group", name="Trace file")
     group.locator(".filepond--item").filter(has_text=GLOO[0].name).get_by_role("button", name="Remove").click()

@@ -34,20 +34,20 @@ def parses(monkeypatch) -> list[str]:
 
 def test_files_arriving_one_by_one_are_each_read_once_and_removed_ones_forgotten(parses):
     view = TraceView()
-    assert PROMPT in view.status.object
+    assert PROMPT in view.status.text
     drop(view, GLOO[:1])
-    assert readout(GLOO[:1]) in view.status.object
+    assert readout(GLOO[:1]) in view.status.text
     drop(view, GLOO[1:])
-    assert readout(GLOO) in view.status.object
+    assert readout(GLOO) in view.status.text
     assert parses == [GLOO[0].name, GLOO[1].name]
     assert all(data == b"" for data in view.drop.value.values())  # the raw bytes are not kept
     del view.drop.value[GLOO[0].name]
     view.drop.param.trigger("value")
-    assert readout(GLOO[1:]) in view.status.object
+    assert readout(GLOO[1:]) in view.status.text
     assert parses == [GLOO[0].name, GLOO[1].name]  # nothing read again
     view.drop.value.clear()
     view.drop.param.trigger("value")
-    assert PROMPT in view.status.object
+    assert PROMPT in view.status.text
     assert view.traces == []
 
 
@@ -56,5 +56,5 @@ def test_a_file_that_is_not_a_trace_is_named_and_the_rest_still_shows(tmp_path):
     notes.write_bytes(b"not a trace")
     view = TraceView()
     drop(view, [GLOO[0], notes])
-    assert readout(GLOO[:1]) in view.status.object
+    assert readout(GLOO[:1]) in view.status.text
     assert "notes.json" in view.alert.object and 'role="alert"' in view.alert.object
