@@ -16,6 +16,8 @@ from __future__ import annotations
 import csv
 import io
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -112,6 +114,15 @@ class ClassStore:
         with self.engine.connect() as db:
             return int(db.execute(sa.select(sa.func.max(schema_version.c.version))).scalar_one())
 
+    @contextmanager
+    def _reading(self) -> Iterator[sa.Connection]:
+        """A connection for reading; any database error becomes :class:`StoreUnavailable`."""
+        try:
+            with self.engine.connect() as db:
+                yield db
+        except SQLAlchemyError as error:
+            raise StoreUnavailable(f"the class database cannot be read ({_reason(error)})") from None
+
     def current_round(self, exercise: str) -> Round:
         """The round students vote in now (round 1, not revealed, before the instructor does anything).
 
@@ -120,11 +131,8 @@ class ClassStore:
         StoreUnavailable
             If the database cannot be read.
         """
-        try:
-            with self.engine.connect() as db:
-                return self._current(db, exercise)
-        except SQLAlchemyError as error:
-            raise StoreUnavailable(f"the class database cannot be read ({_reason(error)})") from None
+        with self._reading() as db:
+            return self._current(db, exercise)
 
     @staticmethod
     def _current(db: sa.Connection, exercise: str) -> Round:
@@ -197,23 +205,18 @@ class ClassStore:
         StoreUnavailable
             If the database cannot be read.
         """
-        try:
-            with self.engine.connect() as db:
-                known = {
-                    int(r.round): r.revealed_at is not None
-                    for r in db.execute(
-                        sa.select(rounds.c.round, rounds.c.revealed_at).where(rounds.c.exercise == exercise)
-                    )
-                }
-                found: dict[int, list[float]] = {}
-                for row in db.execute(
-                    sa.select(votes.c.round, votes.c.prediction)
-                    .where(votes.c.exercise == exercise)
-                    .order_by(votes.c.id)
-                ):
-                    found.setdefault(int(row.round), []).append(float(row.prediction))
-        except SQLAlchemyError as error:
-            raise StoreUnavailable(f"the class database cannot be read ({_reason(error)})") from None
+        with self._reading() as db:
+            known = {
+                int(r.round): r.revealed_at is not None
+                for r in db.execute(
+                    sa.select(rounds.c.round, rounds.c.revealed_at).where(rounds.c.exercise == exercise)
+                )
+            }
+            found: dict[int, list[float]] = {}
+            for row in db.execute(
+                sa.select(votes.c.round, votes.c.prediction).where(votes.c.exercise == exercise).order_by(votes.c.id)
+            ):
+                found.setdefault(int(row.round), []).append(float(row.prediction))
         numbers = sorted(set(known) | set(found) | {1})
         return [RoundVotes(Round(n, known.get(n, False)), tuple(found.get(n, ()))) for n in numbers]
 
