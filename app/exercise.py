@@ -95,7 +95,7 @@ def model_reading(model: TimedModel, exercise: Exercise) -> float:
 class ExerciseRunner(Viewer):
     """One exercise beside one lab, for one session.
 
-    The runner watches the lab's model and transport, ticks steps off in order, keeps Play and Step
+    The runner watches the lab's model and its Reset, ticks steps off in order, keeps Play and Step
     disabled until a prediction is locked, and compares the locked prediction with the value the
     model shows once the last step is done.
     """
@@ -116,7 +116,6 @@ class ExerciseRunner(Viewer):
         super().__init__(**params)
         self.lab: Viewer | None = None
         self.model: TimedModel | None = None
-        self.transport = None
         self._lab_provider = lab_provider
         spec: Exercise = self.exercise
         self.key = f"{self.lesson_slug}/{spec.id}"
@@ -128,15 +127,13 @@ class ExerciseRunner(Viewer):
         if lab is not None:
             self._attach(lab)
         self.session.param.watch(self._active_changed, "active")
-        self.param.watch(self._draw, ["current", "prediction", "shown", "notice", "class_note", "class_result"])
-        self.progress.param.watch(self._draw, "completed")
         self._draw()
 
     def _attach(self, lab: Viewer) -> None:
         """Start watching ``lab``: a lab the page builds only when one of its exercises starts."""
-        self.lab, self.model, self.transport = lab, lab.model, lab.transport
+        self.lab, self.model = lab, lab.model
         self.model.param.watch(self._lab_changed, ["t", *self.model.controls])
-        self.transport.param.watch(self._lab_reset, "resets")
+        lab.on_reset(self._lab_reset)
 
     @property
     def model_class(self) -> type:
@@ -173,10 +170,9 @@ class ExerciseRunner(Viewer):
     def _active_changed(self, event: param.parameterized.Event) -> None:
         if event.old == self.exercise.id and event.new != self.exercise.id and self.model is not None:
             if self.model.pause_at is not None:
-                self.model.pause_at = None
-                self.transport.refresh()
+                self.model.pause_at = None  # the lab redraws, and the page's player learns it
             if self.session.active_lab != self.exercise.lab:  # the page now shows another lab: free this one
-                self.transport.param.update(allowed=True, reason="")
+                self.lab.gate("")
                 self.lab.conceal = False
             self.param.update(current=0, prediction=None, shown=None, notice="")
             self.card.prediction = ""
@@ -194,12 +190,12 @@ class ExerciseRunner(Viewer):
                 reason = "Play and Step are off until you lock a prediction."
             elif not runs_left:
                 reason = "Play and Step wait while you do the exercise's next step."
-        self.transport.param.update(allowed=not reason, reason=reason)
+        self.lab.gate(reason)
         if self.active or not self.session.active:
             self.lab.conceal = self.active and not self.finished
 
     # -- events from the lab -----------------------------------------------------------------
-    def _lab_reset(self, _event: param.parameterized.Event) -> None:
+    def _lab_reset(self) -> None:
         if not self.active or self.finished:
             return
         resets = [i for i, step in enumerate(self.exercise.steps) if step.kind == "reset"]
@@ -260,8 +256,7 @@ class ExerciseRunner(Viewer):
             steps[self.current].value if self.current < len(steps) and steps[self.current].kind == "run" else None
         )
         if pause_at != self.model.pause_at:
-            self.model.pause_at = pause_at
-            self.transport.refresh()  # the page's player learns where to stop
+            self.model.pause_at = pause_at  # the lab redraws: the page's player learns where to stop
         if self.current == len(steps) and not self.finished:
             self._finish()
         self._apply_gate()
@@ -297,7 +292,10 @@ class ExerciseRunner(Viewer):
         return abs(self.prediction - self.shown) <= self.exercise.tolerance + 1e-9
 
     # -- view ------------------------------------------------------------------------------------
-    def _draw(self, *_events: param.parameterized.Event) -> None:
+    @param.depends(
+        "current", "prediction", "shown", "notice", "class_note", "class_result", "progress.completed", watch=True
+    )
+    def _draw(self) -> None:
         """Send the card what it shows now, in one message."""
         self.card.param.update(
             steps_html=self.steps_html(),

@@ -25,7 +25,7 @@ import numpy as np
 
 from labs.numbers import fixed, significant
 from labs.roofline.model import AT_RIDGE, COMPUTE_BOUND, MEMORY_BOUND, RooflineModel
-from labs.ui.playback import _columns, _plain, clipped, fill_template, revealed, sample
+from labs.ui.playback import clipped, fill_template, float_columns, plain_columns, revealed, sample
 
 FIXTURE = Path(__file__).parent / "fixtures" / "js_twins.json"
 
@@ -169,7 +169,7 @@ def _trajectories() -> list[dict[str, list[float]]]:
     ]
     real = [QueueModel().trajectory(), QueueModel(arrival_rate=1.5, service_rate=0.5).trajectory()]
     real.append(RooflineModel(intensity=8.0, bandwidth=100.0).trajectory())
-    return made + [_columns(trajectory) for trajectory in real]
+    return made + [float_columns(trajectory) for trajectory in real]
 
 
 def _times(ts: list[float]) -> list[float]:
@@ -208,11 +208,11 @@ def clipped_cases() -> list[dict[str, Any]]:
 
     made = {"start": [0.0, 1.0, 1.0, 4.0], "end": [2.0, 3.0, 1.0, 9.0], "row": [0, 1, 1, 2]}
     made["label"] = ["a", "b", "", "d"]
-    gantt = {key: column for key, column in _plain(bar_columns(TimelineModel())).items() if key in GANTT_COLUMNS}
+    gantt = {key: column for key, column in plain_columns(bar_columns(TimelineModel())).items() if key in GANTT_COLUMNS}
     cases = []
     for bars in (made, gantt):
         times = _times(sorted({float(x) for x in bars["start"]} | {float(x) for x in bars["end"]}))
-        cases.append({"intervals": bars, "at": times, "clipped": [_plain(clipped(bars, t)) for t in times]})
+        cases.append({"intervals": bars, "at": times, "clipped": [plain_columns(clipped(bars, t)) for t in times]})
     return cases
 
 

@@ -55,11 +55,8 @@ class QueueLab(LabView):
         params.setdefault("model", QueueModel())
         super().__init__(**params)
         self.fields = [NumberField(model=self.model, control=name, unit=UNITS[name]) for name in self.model.controls]
-        self.model.param.watch(self.refresh, ["t", "horizon", *self.model.controls])
-        self.param.watch(self.refresh, "conceal")
         self.figure = self._make_figure()
         self.mm1_panel = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
-        self.refresh()
         self._assemble(self.fields, self.figure, self.mm1_panel, plots=[self.figure])
 
     def _template(self) -> str:
@@ -225,4 +222,3 @@ class QueueLab(LabView):
         )
         self.figure.title.text = TITLE if stop is None else TITLE_WITH_STOP
         self.mm1_panel.text = self._mm1_html()
-        self.transport.refresh()

@@ -136,12 +136,8 @@ class RooflineModel(TimedModel):
         ),
     )
 
-    def __init__(self, **params):
-        super().__init__(**params)
-        self.param.watch(self._controls_changed, list(self.controls))
-        self._controls_changed()
-
-    def _controls_changed(self, *_events: param.parameterized.Event) -> None:
+    @param.depends(*controls, watch=True, on_init=True)
+    def _controls_changed(self) -> None:
         horizon = _horizon(self.work, self.intensity, self.bandwidth, self.peak_compute)
         self.param.update(horizon=horizon, t=min(self.t, horizon))
 

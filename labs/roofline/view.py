@@ -75,10 +75,6 @@ class RooflineLab(LabView):
         self.chart = RooflineChart(self.model.peak_compute)
         self.race_chart = RaceChart(self.transport.reveal, self.transport.marker)
         self.roofline, self.race = self.chart.figure, self.race_chart.figure
-        self._drawn: tuple = ()
-        self.model.param.watch(self._model_changed, ["t", "horizon", *self.model.controls])
-        self.param.watch(self.refresh, "conceal")
-        self.refresh()
         self._assemble(
             self._controls(), self.explain, self.roofline, self.race, self._notes(), plots=[self.roofline, self.race]
         )
@@ -125,18 +121,7 @@ class RooflineLab(LabView):
         """The roofline and the race as drawn now; while concealed, without ridge, attainable or finish."""
         return [roofline_text(self.model, self.conceal), race_text(self.model, self.conceal)]
 
-    def _state(self) -> tuple:
-        return tuple(getattr(self.model, name) for name in ("t", "horizon", *self.model.controls))
-
-    def _model_changed(self, *_events: param.parameterized.Event) -> None:
-        # An edit that moves the horizon reaches here twice (the model's own watcher sets the
-        # horizon first); draw once per state.
-        if self._state() != self._drawn:
-            self.refresh()
-
     def _redraw(self) -> None:
-        self._drawn = self._state()
         self.chart.redraw(self.model, self.conceal)
         self.race_chart.redraw(self.model, self.conceal)
         self.explain.text = explain_html(self.model, self.conceal)
-        self.transport.refresh()

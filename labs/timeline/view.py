@@ -77,9 +77,6 @@ class TimelineLab(LabView):
         self._sweep = figures.CapSweep()
         self.sweep = self._sweep.figure
         self.table = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
-        self.model.param.watch(self.refresh, ["t", "horizon", *m.controls])
-        self.param.watch(self.refresh, "conceal")
-        self.refresh()
         controls = [
             self.choosers["preset"],
             self.choosers["iteration"],
@@ -161,4 +158,3 @@ class TimelineLab(LabView):
         for control, box in self.switches.items():
             if box.value != getattr(m, control):
                 box.value = getattr(m, control)
-        self.transport.refresh()

@@ -41,10 +41,10 @@ class NumberField(Viewer):
         self._server_changed_at = -IN_FLIGHT_SECONDS  # when the server last changed the field itself
         self.input.param.watch(self._typed, "value")
         self.model.param.watch(self._model_changed, self.control)
-        self.param.watch(self._show_error, "error")
 
-    def _show_error(self, event: param.parameterized.Event) -> None:
-        self.input.error = event.new
+    @param.depends("error", watch=True)
+    def _show_error(self) -> None:
+        self.input.error = self.error
 
     def _typed(self, event: param.parameterized.Event) -> None:
         if self._resending:

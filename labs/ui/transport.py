@@ -1,0 +1,237 @@
+"""Reset, Step and Play for a lab, with Play running entirely in the browser.
+
+The transport owns the buttons, the readout and what ``player.js`` plays (the revealed path, the
+marker at t and, for a Gantt, the bars and the "now" line). It only turns the page's commands into
+model calls and shows what the lab's view hands it (:meth:`Transport.show`): it never calls the
+view. On Pause, at the horizon, at Step or Reset and when a control is edited while playing, the
+browser sends one command carrying its t, and the model takes that t as the truth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import panel as pn
+import param
+from bokeh.model import Model
+from bokeh.models import Button, Column, ColumnDataSource, CustomJS, Div, Row, Select, Span
+
+from labs.timed import TimedModel
+from labs.ui import browser_code
+from labs.ui.palette import GATE_BROWN, MUTED_GREY, ORANGE
+from labs.ui.playback import (
+    LIVE_REGION,
+    PlaybackState,
+    clipped,
+    escape,
+    fill_template,
+    float_columns,
+    plain_columns,
+    readout_html,
+    revealed,
+    sample,
+)
+from labs.ui.styles import CONTROL_CSS
+
+# One CustomJS body: player.js calls the figure formats (formats.js) and what a frame draws (sampling.js).
+PLAYER_JS = browser_code("formats.js", "sampling.js", "player.js")
+
+SPEEDS = {"0.5×": 0.5, "1×": 1.0, "2×": 2.0, "4×": 4.0}
+
+ACTIONS = frozenset({"pause", "end", "sync", "step", "reset"})
+
+PLAYING_NOTE = "Step is off while playing: press Pause, then Step."
+
+
+class Transport(param.Parameterized):
+    """Reset, Step, Play/Pause and a speed choice for one model, plus the shared readout.
+
+    The lab's view draws ``reveal`` (the path so far) and ``marker`` (the point at t) and hands the
+    readout template (and the bars) to :meth:`show` after each redraw. A transport made with
+    ``bars=True`` also has ``self.bars`` (the Gantt's bars clipped at t, for the view to draw) and
+    ``self.now`` (a vertical line at t), played back in the browser like the curve.
+    """
+
+    model = param.ClassSelector(class_=TimedModel, doc="The model this transport drives.")
+    allowed = param.Boolean(default=True, doc="Whether Step and Play may run (exercise gating).")
+    reason = param.String(default="", doc="Why Step and Play are off, shown beside them.")
+    resets = param.Integer(default=0, bounds=(0, None), doc="How many times Reset was pressed.")
+
+    def __init__(self, bars: bool = False, **params):
+        super().__init__(**params)
+        trajectory = self.model.trajectory()
+        self._template = ""
+        self._intervals: Mapping[str, Sequence] | None = None
+        self.state = PlaybackState(horizon=self.model.horizon, trajectory=float_columns(trajectory))
+        self.reveal = ColumnDataSource(data=revealed(trajectory, 0.0))
+        self.marker = ColumnDataSource(data={k: [v] for k, v in sample(trajectory, 0.0).items()})
+        self.bars: ColumnDataSource | None = None
+        self.now: Span | None = None
+        layers: dict[str, Model] = {}
+        if bars:
+            self.bars = ColumnDataSource(data={"start": [], "end": [], "label": []})
+            self.now = Span(location=0.0, dimension="height", line_color=ORANGE, line_width=2)
+            layers = {"bars": self.bars, "now": self.now}
+        self.status = Div(text="", sizing_mode="stretch_width", html_attributes=dict(LIVE_REGION))
+        self.gate = Div(text="", visible=False, sizing_mode="stretch_width", margin=(0, 10, 0, 10))
+        # Shown by player.js while playing (like PhET's time controls, Step works only when paused).
+        self.playing_note = Div(
+            text=f'<p role="note" style="margin:2px 0;color:{MUTED_GREY}">{PLAYING_NOTE}</p>',
+            visible=False,
+            sizing_mode="stretch_width",
+            margin=(0, 10, 0, 10),
+        )
+        look = {"width": 80, "stylesheets": [CONTROL_CSS]}
+        self.reset_button = Button(label="Reset", button_type="light", **look)
+        self.step_button = Button(label="Step", button_type="light", **look)
+        self.play_button = Button(label="Play", button_type="primary", **look)
+        self.speed = Select(title="Speed", value="1×", options=list(SPEEDS), **look)
+        # One browser callback for every control (each CustomJS is a model and carries player.js):
+        # it tells a click on Play, Step or Reset from a change the server made to the state.
+        # (A js_on_change lives on the document's own model and goes with it; Panel's jscallback
+        # registry would keep every session's document alive.)
+        player = CustomJS(
+            args=dict(
+                state=self.state,
+                play=self.play_button,
+                step_button=self.step_button,
+                reset_button=self.reset_button,
+                speed_select=self.speed,
+                reveal=self.reveal,
+                marker=self.marker,
+                status=self.status,
+                playing_note=self.playing_note,
+                **layers,
+            ),
+            code=PLAYER_JS,
+        )
+        for button in (self.play_button, self.step_button, self.reset_button):
+            button.js_on_click(player)
+        # epoch: stop any playback; ask_time: a control was edited, so a playing page reports its t.
+        self.state.js_on_change("epoch", player)
+        self.state.js_on_change("ask_time", player)
+        # Which controls a model has is known only from the model, so this watch is made here.
+        self.model.param.watch(self._control_edited, list(self.model.controls))
+        self.state.on_change("command", self._on_command)
+
+    def view(self, *below: Model) -> pn.pane.Bokeh:
+        """The transport and what the lab draws below it, as one Bokeh column in one Panel pane.
+
+        Reset, Step, Play and the speed choice, then why Step and Play are off (when they are),
+        then the readout, then ``below`` (the lab's plots and notes). Every Panel object costs
+        each session's page build more than a plain Bokeh model, so the lab's Bokeh parts share
+        one pane.
+
+        Parameters
+        ----------
+        *below : bokeh.model.Model
+            Bokeh layout objects (figures, Divs) to show under the readout.
+
+        Returns
+        -------
+        panel.pane.Bokeh
+            The pane, stretching to the lab's width.
+        """
+        buttons = Row(
+            children=[self.reset_button, self.step_button, self.play_button, self.speed],
+            styles={"flex-wrap": "wrap", "align-items": "flex-end"},
+            sizing_mode="stretch_width",
+        )
+        column = Column(
+            children=[buttons, self.gate, self.playing_note, self.status, *below], sizing_mode="stretch_width"
+        )
+        return pn.pane.Bokeh(column, sizing_mode="stretch_width")
+
+    def gate_html(self) -> str:
+        """Why Step and Play are off, as HTML; empty while they are allowed."""
+        if self.allowed or not self.reason:
+            return ""
+        return f'<p role="note" style="margin:2px 0;color:{GATE_BROWN};font-weight:600">{escape(self.reason)}</p>'
+
+    @param.depends("allowed", "reason", watch=True)
+    def _gate(self) -> None:
+        # Panel runs widget callbacks without the document lock: hold() makes direct changes to
+        # Bokeh models safe there and sends them as one message.
+        with pn.io.hold(self.state.document):
+            self.state.allowed = self.allowed  # first: a stop caused by the epoch below reads it
+            self.play_button.disabled = not self.allowed
+            self.step_button.disabled = not self.allowed
+            self.gate.update(text=self.gate_html(), visible=bool(self.gate_html()))
+            if not self.allowed:
+                self.state.epoch += 1  # stop any playback in the browser, without a report
+
+    def _control_edited(self, *_events: param.parameterized.Event) -> None:
+        with pn.io.hold(self.state.document):
+            self.state.ask_time += 1
+
+    def _on_command(self, attr: str, old: dict, new: dict) -> None:
+        if not isinstance(new, dict) or new.get("action") not in ACTIONS:
+            return
+        action = new["action"]
+        before = self.model.param.values()
+        with pn.io.hold(self.state.document):
+            if new.get("t") is not None:
+                self.model.take_time(new["t"])
+            if action == "step" and self.allowed:
+                self.model.step()
+            elif action == "reset":
+                self.model.reset()
+                self.resets += 1
+            if self.model.param.values() == before:
+                # A change to the model redraws the lab, and the lab shows its readout here; with
+                # none, the page still has to be brought back from what it drew unsynced while playing.
+                self.resend()
+
+    def resend(self) -> None:
+        """Send the page everything Play may have changed there, changed here or not.
+
+        While playing, the page rewrites the readout, the drawn path, the marker, the bars and its
+        copy of t without telling the server; Bokeh then sends a value only if the server's copy
+        changes. After Play from t = 0 and a Reset, nothing does, so each of these is set to a
+        placeholder first: within the document hold the two assignments combine into one event
+        carrying the real value (one message, as for any redraw).
+        """
+        with pn.io.hold(self.state.document):
+            self.status.text = ""
+            self.reveal.data = {key: [] for key in self.reveal.data}
+            self.marker.data = {key: [] for key in self.marker.data}
+            if self.bars is not None and self.now is not None:
+                self.bars.data = {key: [] for key in self.bars.data}
+                self.now.location = -1.0
+            self.state.t = -1.0
+            self._send()
+
+    def show(self, template: str, intervals: Mapping[str, Sequence] | None = None) -> None:
+        """Show the model as it is now, with this readout (and these bars), in one message.
+
+        Parameters
+        ----------
+        template : str
+            The readout's escaped text with ``{t}`` and ``{column[:digits]}`` placeholders, filled
+            here at t and by ``player.js`` while playing.
+        intervals : mapping of str to sequence, optional
+            The Gantt's bars (``start``, ``end``, ``label`` and any other columns), for a transport
+            made with ``bars=True``.
+        """
+        self._template, self._intervals = template, intervals
+        self._send()
+
+    def _send(self) -> None:
+        trajectory = self.model.trajectory()
+        t = self.model.t
+        with pn.io.hold(self.state.document):
+            self.reveal.data = revealed(trajectory, t)
+            if self._intervals is not None and self.bars is not None and self.now is not None:
+                self.state.intervals = plain_columns(self._intervals)
+                self.bars.data = clipped(self._intervals, t)
+                self.now.location = t
+            self.marker.data = {k: [v] for k, v in sample(trajectory, t).items()}
+            pause_at = self.model.pause_at
+            self.state.update(
+                trajectory=float_columns(trajectory),
+                t=t,
+                horizon=self.model.horizon,
+                stop_at=1e300 if pause_at is None else pause_at,
+                template=readout_html(self._template, live=False),
+            )
+            self.status.text = readout_html(fill_template(self._template, sample(trajectory, t)), live=False)
