@@ -9,7 +9,7 @@ import pytest
 
 from app.catalog import lab_kinds
 from app.content import load_lessons
-from app.exercise import ExerciseRunner, ExerciseSession
+from app.exercise import ExerciseRunner, ExerciseSession, shown_setting
 from app.progress import ProgressStore
 from labs.queue.view import QueueLab
 from labs.timed import format_number
@@ -256,3 +256,43 @@ def test_every_wrong_prediction_gets_not_quite_and_the_reasoning_it_matches(less
     assert f"the lab shows {exercise.answer:.2f}" in said
     if slip:
         assert html.escape(" ".join(slip.reasoning.split())) in " ".join(runner.card.explanation_html.split())
+
+
+def set_through_the_view(lab, control: str, value: object) -> None:
+    """Set a control the way the page does: its checkbox, its select, or its typed field."""
+    model_class = type(lab.model)
+    if control in getattr(model_class, "switch_controls", ()):
+        lab.switches[control].value = bool(value)
+    elif control in getattr(model_class, "choice_controls", ()):
+        lab.choosers[control].value = shown_setting(control, value, model_class)
+    else:
+        field(lab, control).input.value = format_number(value)
+    assert not any(f.error for f in lab.fields), [f.error for f in lab.fields if f.error]
+
+
+@pytest.mark.parametrize(
+    ("lesson", "exercise"), ALL_EXERCISES, ids=[f"{lesson.slug}/{e.id}" for lesson, e in ALL_EXERCISES]
+)
+def test_every_right_prediction_is_correct_when_done_through_the_view(lesson, exercise):
+    """Each step through the lab's own widgets and commands; the browser does this for a few (test_lessons_browser)."""
+    lab = lab_kinds()[exercise.lab].lesson_view()
+    runner = ExerciseRunner(
+        lab=lab, session=ExerciseSession(), progress=ProgressStore(), exercise=exercise, lesson_slug=lesson.slug
+    )
+    runner.start()
+    for index, step in enumerate(exercise.steps):
+        if step.kind == "reset":
+            send(lab, "reset")
+        elif step.kind == "set":
+            set_through_the_view(lab, step.control, step.value)
+        elif step.kind == "predict":
+            assert not lab.transport.allowed
+            lock(runner, format_number(exercise.answer))
+            assert lab.transport.allowed
+        else:  # Play to the end, or to where the exercise pauses, as the page reports it
+            send(lab, "end", lab.model.horizon if step.value is None else step.value)
+        assert runner.current > index, (index, step, runner.notice)
+    said = feedback(runner)
+    assert said.startswith("Correct"), said
+    assert "Why:" in runner.card.explanation_html
+    assert runner.progress.completed.get(runner.key) == {"correct": True}
