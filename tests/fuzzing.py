@@ -1,6 +1,6 @@
 """The fuzz engine: random student actions in a real Chromium, every figure on the page checked.
 
-Each lab gets ACTIONS_PER_LAB (160) random actions from a fixed seed: typing into its fields (ordinary
+Each lab gets ACTIONS_PER_LAB (40 in `make test`) random actions from a fixed seed: typing into its fields (ordinary
 numbers with a point or a comma, and hostile text: ``-0``, ``1e308``, ``5e-324``, ``nan``, ``inf``,
 ``1,000``, empty, ``abc``, a 5000-character paste), Step, Reset, Play/Pause, waits while playing,
 and its selects (speed, device, model, iteration). Controls are found by role and name, as a
@@ -43,7 +43,7 @@ from tests.student import open_lab, readout
 from tests.waiting import STUCK_AFTER_S, settles
 
 SEED = 20261130
-ACTIONS_PER_LAB = 80
+ACTIONS_PER_LAB = 40
 """Random actions per lab in `make test`; bench/fuzz.py runs thousands (its figures are in the README)."""
 SETTLE_SECONDS = STUCK_AFTER_S
 """How long the page may take to show the server's answer before a mismatch counts as a violation:
