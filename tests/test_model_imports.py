@@ -12,6 +12,7 @@ LABS = Path(__file__).resolve().parents[1] / "labs"
 PURE = [
     *sorted(LABS.glob("*/model.py")),
     *sorted(LABS.glob("*/schedule.py")),
+    LABS / "timeline" / "buckets.py",
     LABS / "timeline" / "layers.py",
     LABS / "timeline" / "presets.py",
     LABS / "timeline" / "controls.py",

@@ -11,20 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from labs.timed import InvalidInput
+from labs.timeline.buckets import FIRST_ITERATION as ONE_BUCKET
+from labs.timeline.buckets import REBUILT, REGISTRATION, assign_buckets, bucket_layout
 from labs.timeline.model import AFTER_REBUILD, EMBEDDING_FIRST, FIND_UNUSED, FIRST_ITERATION, MIB, TimelineModel
-from labs.timeline.schedule import (
-    FIRST_ITERATION as ONE_BUCKET,
-)
-from labs.timeline.schedule import (
-    REBUILT,
-    REGISTRATION,
-    Effects,
-    assign_buckets,
-    bucket_layout,
-    ring_allreduce_ms,
-    step_end,
-    step_schedule,
-)
+from labs.timeline.schedule import Effects, ring_allreduce_ms, step_end, step_schedule
 
 LAYOUTS = json.loads((Path(__file__).parent / "fixtures" / "ddp_layouts.json").read_text())
 MS_PER_MIB = 1.75 * MIB / 1e10 * 1e3  # one MiB's ring all-reduce at p = 8, B = 10 GB/s

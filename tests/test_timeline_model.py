@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from labs.timed import InvalidInput
+from labs.timeline.buckets import assign_buckets
 from labs.timeline.model import (
     AFTER_REBUILD,
     CUSTOM,
@@ -27,7 +28,7 @@ from labs.timeline.model import (
     parse_layers,
     preset_layers,
 )
-from labs.timeline.schedule import assign_buckets, ring_allreduce_ms
+from labs.timeline.schedule import ring_allreduce_ms
 
 FIXTURES = json.loads((Path(__file__).parent / "fixtures" / "ddp_buckets.json").read_text())
 

@@ -11,10 +11,11 @@ import param
 
 from labs.numbers import nice_at_most
 from labs.timed import InvalidInput, TimedModel, format_number
+from labs.timeline.buckets import FIRST_ITERATION as FIRST_LAYOUT
+from labs.timeline.buckets import REBUILT, REGISTRATION
 from labs.timeline.layers import MAX_LAYERS, cap_to_bytes, format_layers, parse_layers, to_bytes
 from labs.timeline.presets import CUSTOM, EQUAL_LAYERS, PRESETS, preset_layers
-from labs.timeline.schedule import FIRST_ITERATION as FIRST_LAYOUT
-from labs.timeline.schedule import REBUILT, REGISTRATION, step_schedule
+from labs.timeline.schedule import step_schedule
 
 AFTER_REBUILD = "After the bucket rebuild (iteration 2 on)"
 FIRST_ITERATION = "First iteration (one bucket)"
