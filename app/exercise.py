@@ -160,8 +160,10 @@ class ExerciseRunner(Viewer):
         """Make this the active exercise and begin it from its first step."""
         if self.lab is None and self._lab_provider is not None:
             self._attach(self._lab_provider())
-        self.param.update(current=0, prediction=None, shown=None, notice="")
+        # The field empties while still locked, then unlocks: emptied after, it could wipe what the
+        # student types into the unlocked field before the second message lands.
         self.card.prediction = ""
+        self.param.update(current=0, prediction=None, shown=None, notice="")
         if self.session.active == self.exercise.id:
             self._apply_gate()
         self.session.param.update(active_lab=self.exercise.lab, active=self.exercise.id)
@@ -174,8 +176,8 @@ class ExerciseRunner(Viewer):
             if self.session.active_lab != self.exercise.lab:  # the page now shows another lab: free this one
                 self.lab.gate("")
                 self.lab.conceal = False
+            self.card.prediction = ""  # emptied while still locked, as in start()
             self.param.update(current=0, prediction=None, shown=None, notice="")
-            self.card.prediction = ""
         if event.new == self.exercise.id:
             self._apply_gate()
         self._draw()

@@ -296,3 +296,15 @@ def test_every_right_prediction_is_correct_when_done_through_the_view(lesson, ex
     assert said.startswith("Correct"), said
     assert "Why:" in runner.card.explanation_html
     assert runner.progress.completed.get(runner.key) == {"correct": True}
+
+
+def test_try_again_empties_the_field_before_it_unlocks(page):
+    """Emptied after unlocking, a late "" could wipe what the student types into the open field."""
+    lab, _session, _progress, runners = page
+    runner = runners["growth"]
+    prepare(lab, runner, 3, 2, prediction="4")
+    seen = []
+    runner.card.param.watch(lambda event: seen.append((event.name, event.new)), ["prediction", "locked"])
+    runner.start()  # what "Try again" sends
+    assert ("prediction", "") in seen and ("locked", False) in seen
+    assert seen.index(("prediction", "")) < seen.index(("locked", False)), seen
