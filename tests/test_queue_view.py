@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from labs.queue.view import QueueLab, nice_ceiling
+from labs.queue.figures import nice_ceiling
+from labs.queue.view import QueueLab
 from labs.ui.playback import fill_template, readout_html, revealed, sample
 from tests.headless import field, send, status_text
 
@@ -41,7 +42,7 @@ def test_typing_applies_and_redraws(lab):
     assert lab.model.arrival_rate == 4
     assert "net rate λ − μ = +1.00" in status_text(lab)
     assert "no steady state" in lab.mm1_panel.text
-    assert lab.mm1_line.visible is False
+    assert lab.chart.mm1_line.visible is False
 
 
 def test_refusal_reverts_the_field_and_says_why(lab):
@@ -144,11 +145,11 @@ def test_stop_time_field_takes_a_time_and_clears_back_to_never(lab):
     stop = field(lab, "arrivals_stop")
     field(lab, "arrival_rate").input.value = "4"
     field(lab, "service_rate").input.value = "3"
-    assert not lab.stop_line.visible and not lab.stop_label.visible
+    assert not lab.chart.stop_line.visible and not lab.chart.stop_label.visible
     stop.input.value = "5"
     assert lab.model.arrivals_stop == 5 and stop.input.value == "5"
-    assert lab.stop_line.visible and lab.stop_line.location == 5
-    assert lab.stop_label.visible and lab.stop_label.text == "arrivals stop at 5 s"
+    assert lab.chart.stop_line.visible and lab.chart.stop_line.location == 5
+    assert lab.chart.stop_label.visible and lab.chart.stop_label.text == "arrivals stop at 5 s"
     assert "arrivals stop" in lab.figure.title.text
     text = status_text(lab)
     assert "arrivals stop at 5 s" in text and "net rate λ − μ = +1.00" in text and "−3.00 units/s after" in text
@@ -157,7 +158,7 @@ def test_stop_time_field_takes_a_time_and_clears_back_to_never(lab):
     assert "t = 7.00 s" in status_text(lab) and "backlog = 3.00 units" in status_text(lab)
     stop.input.value = ""
     assert lab.model.arrivals_stop is None and stop.input.value == "never"
-    assert not lab.stop_line.visible and not lab.stop_label.visible
+    assert not lab.chart.stop_line.visible and not lab.chart.stop_label.visible
     assert "arrivals stop" not in status_text(lab) and "arrivals stop" not in lab.figure.title.text
     assert lab.model.t == 7  # an edit keeps the clock
     stop.input.value = "2,5"
@@ -185,12 +186,12 @@ def test_reset_clears_the_stop_time(lab):
     field(lab, "arrivals_stop").input.value = "3"
     send(lab, "reset")
     assert lab.model.arrivals_stop is None and field(lab, "arrivals_stop").input.value == "never"
-    assert not lab.stop_line.visible
+    assert not lab.chart.stop_line.visible
 
 
 def test_a_stop_past_the_horizon_is_not_drawn(lab):
     field(lab, "arrivals_stop").input.value = "50"
-    assert lab.model.arrivals_stop == 50 and not lab.stop_line.visible and not lab.stop_label.visible
+    assert lab.model.arrivals_stop == 50 and not lab.chart.stop_line.visible and not lab.chart.stop_label.visible
 
 
 def test_conceal_hides_the_rates_and_the_height_left_at_the_stop(lab):
@@ -212,9 +213,13 @@ def test_a_huge_mm1_mean_is_named_above_the_chart_not_drawn():
     lab.model.apply("service_rate", "100")
     lab.model.apply("arrival_rate", "99.99999999999999")  # ρ = 1 − 10^-16: L ≈ 7 × 10^15
     assert lab.figure.y_range.end <= 10, "the backlog keeps its scale"
-    assert not lab.mm1_line.visible
-    assert lab.mm1_label.text == "M/M/1 mean L = 7.04 × 10^15 (above the chart)"
+    assert not lab.chart.mm1_line.visible
+    assert lab.chart.mm1_label.text == "M/M/1 mean L = 7.04 × 10^15 (above the chart)"
     assert "above the chart" in lab.figure.tags[0]
     lab.model.apply("arrival_rate", "2")
     lab.model.apply("service_rate", "3")
-    assert lab.mm1_line.visible and lab.mm1_line.location == 2 and lab.mm1_label.text == "M/M/1 mean L = 2.00"
+    assert (
+        lab.chart.mm1_line.visible
+        and lab.chart.mm1_line.location == 2
+        and lab.chart.mm1_label.text == "M/M/1 mean L = 2.00"
+    )

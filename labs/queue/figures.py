@@ -1,0 +1,124 @@
+"""The queue lab's Bokeh figure: the fluid backlog played up to t, the stop line and the M/M/1 mean.
+
+:class:`BacklogChart` builds its figure once (:attr:`BacklogChart.figure`) and redraws it from the
+model; the view owns neither the glyphs nor their data.
+"""
+
+from __future__ import annotations
+
+from bokeh.models import ColumnDataSource, HoverTool, Label, Range1d, Span
+from bokeh.plotting import figure
+
+from labs.numbers import fixed, nice_at_least
+from labs.queue.model import QueueModel
+from labs.queue.text import TITLE, TITLE_WITH_STOP, axis_peak, mean_on_chart
+from labs.ui.palette import BLUE, ORANGE, PURPLE, STOP_GREEN
+
+STOP_COLOUR = STOP_GREEN
+
+AXIS_MANTISSAS = (1.0, 2.0, 2.5, 5.0)
+"""The backlog axis ends at one of these times a power of ten."""
+
+
+def nice_ceiling(value: float) -> float:
+    """Round up to 1, 2, 2.5 or 5 times a power of ten, for an axis that does not jump on every edit.
+
+    Parameters
+    ----------
+    value : float
+        A number; 0 or less gives 1.
+
+    Returns
+    -------
+    float
+        The smallest of 1, 2, 2.5, 5 or 10 times a power of ten that is ≥ value.
+    """
+    if value <= 0:
+        return 1.0
+    return nice_at_least(value, AXIS_MANTISSAS)
+
+
+class BacklogChart:
+    """The backlog q(t) revealed up to t, its marker, the M/M/1 mean and where arrivals stop.
+
+    Parameters
+    ----------
+    reveal, marker : bokeh.models.ColumnDataSource
+        The transport's path so far and point at t (``t`` and ``backlog`` columns).
+    horizon : float
+        The first time axis's end.
+    """
+
+    def __init__(self, reveal: ColumnDataSource, marker: ColumnDataSource, horizon: float):
+        fig = figure(
+            height=300,
+            sizing_mode="stretch_width",
+            x_range=Range1d(0, horizon),
+            y_range=Range1d(0, 10),
+            x_axis_label="time t (s)",
+            y_axis_label="backlog (work units)",
+            tools="",
+            toolbar_location=None,
+            title=TITLE,
+        )
+        line = fig.line("t", "backlog", source=reveal, line_width=3, color=BLUE)
+        fig.scatter("t", "backlog", source=marker, size=12, color=ORANGE)
+        fig.add_tools(HoverTool(renderers=[line], tooltips=[("t", "@t{0.00} s"), ("backlog", "@backlog{0.00}")]))
+        self.mm1_line = Span(
+            dimension="width", line_dash="dashed", line_color=PURPLE, line_width=2, location=0, visible=False
+        )
+        self.mm1_label = Label(x=0.2, y=0, text="", text_color=PURPLE, text_font_size="12px", y_offset=4, visible=False)
+        self.stop_line = Span(
+            dimension="height", line_dash="dotdash", line_color=STOP_COLOUR, line_width=2, location=0, visible=False
+        )
+        self.stop_label = Label(
+            x=0,
+            y=0,
+            y_units="screen",
+            text="",
+            text_color=STOP_COLOUR,
+            text_font_size="12px",
+            x_offset=4,
+            y_offset=4,
+            visible=False,
+        )
+        for annotation in (self.mm1_line, self.mm1_label, self.stop_line, self.stop_label):
+            fig.add_layout(annotation)
+        self.figure = fig
+
+    def redraw(self, model: QueueModel, conceal: bool) -> None:
+        """Scale the axes and place the mean and the stop line for the model as it is now.
+
+        Parameters
+        ----------
+        model : QueueModel
+            The session's model.
+        conceal : bool
+            Whether an exercise hides its answer (the axis then does not hint at it).
+        """
+        peak = axis_peak(model, conceal)
+        ref = model.mm1
+        drawn = mean_on_chart(model, peak)
+        if drawn:
+            peak = max(peak, ref.L)
+        top = nice_ceiling(peak * 1.1 if peak > 0 else 1)
+        self.figure.x_range.update(start=0, end=model.horizon)
+        self.figure.y_range.update(start=0, end=top)
+        self.mm1_line.update(visible=drawn, location=ref.L if drawn else 0)
+        self.mm1_label.update(
+            visible=ref is not None,
+            y=ref.L if drawn else top * 0.9,
+            text=(f"M/M/1 mean L = {fixed(ref.L)}" + ("" if drawn else " (above the chart)")) if ref else "",
+        )
+        stop = model.arrivals_stop
+        shown = stop is not None and stop <= model.horizon
+        late = shown and stop > 0.6 * model.horizon
+        self.stop_line.update(visible=shown, location=stop if shown else 0)
+        self.stop_label.update(
+            visible=shown,
+            x=stop if shown else 0,
+            text=f"arrivals stop at {model.shown_value('arrivals_stop')} s" if shown else "",
+            text_align="right" if late else "left",
+            x_offset=-4 if late else 4,
+        )
+        self.figure.title.text = TITLE if stop is None else TITLE_WITH_STOP
