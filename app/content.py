@@ -286,7 +286,7 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
     at = prediction.get("at")
     if at is not None:
         at = _number(path, exercise_id, "prediction.at", at)
-        if not hasattr(lab.model, f"{quantity}_at"):
+        if not lab.model.readable_at(quantity):
             raise SpecError(path, f"{quantity!r} cannot be read at a time", exercise_id, "prediction.at")
     tolerance = _number(path, exercise_id, "tolerance", data["tolerance"])
     if tolerance < 0:

@@ -87,9 +87,7 @@ def model_reading(model: TimedModel, exercise: Exercise) -> float:
     float
         For example ``model.net_rate`` or ``model.backlog_at(4)``.
     """
-    if exercise.at is not None:
-        return float(getattr(model, f"{exercise.quantity}_at")(exercise.at))
-    return float(getattr(model, exercise.quantity))
+    return model.reading(exercise.quantity, exercise.at)
 
 
 class ExerciseRunner(Viewer):

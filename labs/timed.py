@@ -176,6 +176,45 @@ class TimedModel(param.Parameterized):
         setattr(self, name, value)
         return value
 
+    def reading(self, quantity: str, at: float | None = None) -> float:
+        """A quantity a guided exercise may ask about, as the model shows it now or at time ``at``.
+
+        The rule every lab follows: quantity ``q`` is the model's attribute ``q`` (a property or a
+        parameter); read at a time, it is the method ``q_at(t)`` (see :meth:`readable_at`). The lab's
+        registration lists the quantities with their units.
+
+        Parameters
+        ----------
+        quantity : str
+            For example ``"net_rate"`` or ``"backlog"``.
+        at : float, optional
+            A model time in seconds; None reads the quantity as it is now.
+
+        Returns
+        -------
+        float
+            For example ``model.net_rate`` or ``model.backlog_at(4)``.
+        """
+        if at is not None:
+            return float(getattr(self, f"{quantity}_at")(at))
+        return float(getattr(self, quantity))
+
+    @classmethod
+    def readable_at(cls, quantity: str) -> bool:
+        """Whether ``quantity`` can be read at a given time (the model has a ``{quantity}_at`` method).
+
+        Parameters
+        ----------
+        quantity : str
+            A quantity the lab's registration lists.
+
+        Returns
+        -------
+        bool
+            True when :meth:`reading` accepts ``at`` for it.
+        """
+        return callable(getattr(cls, f"{quantity}_at", None))
+
     def take_time(self, t: object) -> float:
         """Take a time reported by the browser's playback as the truth, clamped to [0, horizon].
 
