@@ -134,6 +134,7 @@ def test_a_good_spec_parses(tmp_path):
         ("  unit: units/s\n", "", "prediction.unit", "missing"),
         ("explanation: Because.\n", "explanation: Because.\nhint: x\n", "hint", "unknown field"),
         ("title: Growth\n", "title: Growth\nlab: warp\n", "lab", "unknown lab 'warp'"),
+        ("  unit: units/s\n", "  unit: units/s\n  at: 2\n", "prediction.at", "'net_rate' cannot be read at a time"),
     ],
 )
 def test_a_bad_exercise_is_named_with_its_file_exercise_and_field(tmp_path, old, new, field, words):
