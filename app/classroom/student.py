@@ -197,7 +197,6 @@ class ClassShare(param.Parameterized):
         self._background = background or in_worker_thread
         self._shared: dict[str, tuple[SharingRunner, Shared]] = {}
         self._waiting: list[tuple[SharingRunner, float]] = []
-        self.param.watch(self._student_known, "student")
 
     # ----- sharing ----------------------------------------------------------------------------------
 
@@ -248,7 +247,8 @@ class ClassShare(param.Parameterized):
             self._shared[runner.key] = (runner, Shared(current.number, earlier if earlier is not None else prediction))
         self._watch_rounds()
 
-    def _student_known(self, _event: param.parameterized.Event) -> None:
+    @param.depends("student", watch=True)
+    def _student_known(self) -> None:
         waiting, self._waiting = self._waiting, []
         for runner, prediction in waiting:
             self.share(runner, prediction)
