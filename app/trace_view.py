@@ -331,13 +331,18 @@ class TraceView(Viewer):
             run, tl = self._read()
         except TraceError as refusal:
             said = str(refusal)
+            shown = html.escape(self._shown) if self._shown else PROMPT  # the last figures read stay
             if refusal.source in self._unnamed:
                 said = (
                     f"{refusal.source}: the file has no rank information (no distributedInfo): "
                     f"choose its rank in “Rank of {refusal.source}”."
                 )
+                # Whichever file landed first, the figures shown must not be one file's of several.
+                shown = html.escape(
+                    f"Choose the rank of {refusal.source} to read these {len(self.traces)} files together."
+                )
             self.alert.object = alert_html(" ".join(filter(None, [self.message, said])))
-            self.status.show(html.escape(self._shown) if self._shown else PROMPT)
+            self.status.show(shown)
             return
         shown = list(run.timelines) if run is not None else [tl]
         data = gantt_columns(shown)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gzip
+import json
 from pathlib import Path
 
 import pytest
@@ -58,3 +60,18 @@ def test_a_file_that_is_not_a_trace_is_named_and_the_rest_still_shows(tmp_path):
     drop(view, [GLOO[0], notes])
     assert readout(GLOO[:1]) in view.status.text
     assert "notes.json" in view.alert.object and 'role="alert"' in view.alert.object
+
+
+@pytest.mark.parametrize("ranked_first", [True, False], ids=["ranked file first", "file without rank first"])
+def test_a_file_without_its_rank_asks_for_it_whichever_lands_first(tmp_path, ranked_first):
+    data = json.loads(gzip.decompress(GLOO[0].read_bytes()))
+    del data["distributedInfo"]
+    bare = tmp_path / "no_rank.json"
+    bare.write_text(json.dumps(data))
+    view = TraceView()
+    drop(view, [GLOO[1], bare] if ranked_first else [bare, GLOO[1]])
+    assert "Choose the rank of no_rank.json to read these 2 files together." in view.status.text
+    assert "ranks = " not in view.status.text  # not one file's figures of the two
+    (picker,) = view.rank_pickers.objects
+    picker.value = 0
+    assert readout(GLOO) in view.status.text
