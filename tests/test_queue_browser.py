@@ -110,8 +110,9 @@ def test_edit_while_playing_keeps_the_browser_time(page):
     assert now["backlog"] == pytest.approx(4 + now["t"], abs=0.011)
 
 
-@pytest.mark.parametrize("typed", ["abc", "-1", "nan", "inf", "1e9", ""])
-def test_invalid_value_is_refused_and_changes_nothing(page, typed):
+def test_invalid_value_is_refused_and_changes_nothing(page):
+    """One refusal in Chromium (the message by the field, the field kept); every value is refused headless."""
+    typed = "abc"
     lab = open_lab(page, "/queue", "Queue lab")
     set_rates(lab, "4", "3")
     lab.get_by_role("button", name="Step").click()
@@ -188,8 +189,9 @@ def test_arrivals_stop_at_drains_the_tail_and_clears_back_to_never(page):
     expect(status).not_to_contain_text("arrivals stop")
 
 
-@pytest.mark.parametrize("typed", ["abc", "-1", "nan", "1e9"])
-def test_invalid_stop_time_is_refused_and_changes_nothing(page, typed):
+def test_invalid_stop_time_is_refused_and_changes_nothing(page):
+    """One refusal of the optional field in Chromium; every value is refused headless (tests/test_queue_view.py)."""
+    typed = "nan"
     lab = open_lab(page, "/queue", "Queue lab")
     type_value(lab, "Arrivals stop at", "3")
     expect(lab.get_by_role("status").first).to_contain_text("arrivals stop at 3 s")

@@ -56,6 +56,23 @@ def test_refusal_reverts_the_field_and_says_why(lab):
     assert f.error == "" and f.input.error == ""
 
 
+@pytest.mark.parametrize("typed", ["abc", "-1", "nan", "inf", "1e9", ""])
+def test_every_refused_rate_keeps_the_model_the_field_and_the_readout(lab, typed):
+    """The browser types one of these (tests/test_queue_browser.py); each is refused the same way."""
+    field(lab, "arrival_rate").input.value = "4"
+    field(lab, "service_rate").input.value = "3"
+    send(lab, "step")
+    before = lab.transport.status.text
+    f = field(lab, "arrival_rate")
+    f.input.value = typed
+    assert lab.model.arrival_rate == 4
+    assert f.input.value == "4"
+    assert "Arrival rate λ" in f.error and "kept 4" in f.error and f.input.error == f.error
+    assert lab.transport.status.text == before
+    f.input.value = "5"
+    assert f.error == "" and "backlog = 6.00" in status_text(lab)
+
+
 def test_step_and_pause_commands_from_the_page(lab):
     field(lab, "arrival_rate").input.value = "4"
     field(lab, "service_rate").input.value = "3"

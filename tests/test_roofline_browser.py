@@ -115,11 +115,9 @@ def test_step_advances_one_millisecond_of_device_time(page):
     assert "bytes moved 30% · FLOPs done 30%" in readout(lab)
 
 
-@pytest.mark.parametrize(
-    ("control", "typed"),
-    [("Arithmetic intensity I", t) for t in ("abc", "nan", "inf", "0", "5000", "")] + [("Memory bandwidth B", "-100")],
-)
-def test_invalid_value_is_refused_and_changes_nothing(page, control, typed):
+def test_invalid_value_is_refused_and_changes_nothing(page):
+    """One refusal in Chromium (an emptied field); every value is refused headless (tests/test_roofline_view.py)."""
+    control, typed = "Arithmetic intensity I", ""
     lab = open_lab(page, "/roofline", "Roofline lab")
     set_kernel(lab, "8", "100", "800")
     kept = "8" if control.startswith("Arithmetic") else "100"

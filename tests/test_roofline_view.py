@@ -90,6 +90,26 @@ def test_refusal_reverts_the_field_and_says_why(lab):
     assert "attainable = 800 GFLOP/s" in status_text(lab)  # 4 × 200
 
 
+@pytest.mark.parametrize(
+    ("control", "label", "typed"),
+    [("intensity", "Arithmetic intensity I", t) for t in ("abc", "nan", "inf", "0", "5000", "")]
+    + [("bandwidth", "Memory bandwidth B", "-100")],
+)
+def test_every_refused_value_keeps_the_model_the_field_and_the_readout(lab, control, label, typed):
+    """The browser types one of these (tests/test_roofline_browser.py); each is refused the same way."""
+    type_in(lab, "intensity", "8")
+    type_in(lab, "bandwidth", "100")
+    kept = {"intensity": "8", "bandwidth": "100"}[control]
+    before = lab.transport.status.text
+    f = field(lab, control)
+    f.input.value = typed
+    assert f.input.value == kept and getattr(lab.model, control) == float(kept)
+    assert label in f.error and f"kept {kept}" in f.error and f.input.error == f.error
+    assert lab.transport.status.text == before
+    f.input.value = "16" if control == "intensity" else "200"
+    assert f.error == "" and "compute-bound" in status_text(lab)
+
+
 def test_play_commands_never_change_the_controls(lab):
     type_in(lab, "intensity", "8")
     type_in(lab, "bandwidth", "100")
