@@ -3,7 +3,7 @@
 Bokeh 3 does not carry a session over a server restart, and a lost websocket used to leave the
 page silent: Step did nothing, typed values were neither applied nor refused. :class:`ConnectionWatch`
 is one small component on every page (added by :func:`app.shell.page`) whose browser code
-(``assets/connection.js``) listens for Bokeh's ``connection_lost`` document event (and for the browser
+(``assets/connection/``) listens for Bokeh's ``connection_lost`` document event (and for the browser
 reporting itself offline for more than 3 s: a dropped Wi-Fi can leave the websocket open and
 silent) and then, in the browser only:
 
@@ -29,10 +29,14 @@ from panel.custom import JSComponent
 
 from labs.ui.palette import inline
 
-# Sent to every page in its session document: the comment lines stay in the file, not on the wire.
+CONNECTION_PARTS = ("state.js", "page.js", "lockout.js", "saved.js", "notice.js", "connection.js")
+"""``assets/connection/``, one job a file, joined in this order into one module (``connection.js`` last)."""
+
+# Sent to every page in its session document: the comment lines stay in the files, not on the wire.
 CONNECTION_JS = "\n".join(
     line
-    for line in (Path(__file__).parent / "assets" / "connection.js").read_text(encoding="utf-8").splitlines()
+    for part in CONNECTION_PARTS
+    for line in (Path(__file__).parent / "assets" / "connection" / part).read_text(encoding="utf-8").splitlines()
     if not line.lstrip().startswith("//")
 )
 

@@ -53,15 +53,25 @@ def test_the_javascript_twins_pass_their_node_tests():
 
 
 def test_every_browser_file_is_package_data():
-    """A non-editable install (a wheel) carries every .js file the pages read, not only the Python."""
-    import fnmatch
+    """A non-editable install (a wheel) carries every file the pages read (.js, .css, .html), not only the Python.
+
+    Matched as setuptools globs them (``*`` stays within one folder), not as fnmatch, where ``*`` also
+    crosses ``/`` and a file in a subfolder would seem carried.
+    """
     import tomllib
 
     package_data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    for path in sorted([*ROOT.glob("app/**/*.js"), *ROOT.glob("labs/**/*.js")]):
-        relative = path.relative_to(ROOT)
-        assert any(
-            fnmatch.fnmatch(str(relative), str(Path(*package.split(".")) / pattern))
-            for package, patterns in package_data.items()
-            for pattern in patterns
-        ), f"{relative} is not in pyproject.toml [tool.setuptools.package-data]"
+    carried = {
+        path
+        for package, patterns in package_data.items()
+        for pattern in patterns
+        for path in (ROOT / Path(*package.split("."))).glob(pattern)
+    }
+    read = [
+        path
+        for suffix in ("js", "css", "html")
+        for path in [*ROOT.glob(f"app/**/*.{suffix}"), *ROOT.glob(f"labs/**/*.{suffix}")]
+    ]
+    assert read
+    for path in sorted(read):
+        assert path in carried, f"{path.relative_to(ROOT)} is not in pyproject.toml [tool.setuptools.package-data]"
