@@ -115,6 +115,7 @@ from bokeh_client import (
     LESSON_PATH,
     AppServer,
     DocIndex,
+    ModelInfo,
     ProtocolFailure,
     RawSession,
     any_patch,
@@ -168,7 +169,8 @@ class LessonIds:
         Returns
         -------
         LessonIds
-            The PlaybackState, the readout ``Div`` (its text has ``role="status"`` and ``backlog =``),
+            The PlaybackState, the readout ``Div`` (its own element is the live region,
+            ``role="status"`` in its ``html_attributes``, and its text has ``backlog =``),
             the λ and μ fields (:func:`field_id`), the Play button, and the exercise card (``app.exercise_card``,
             a ``ReactiveESM`` whose data model is labelled "Exercise: A backlog that keeps growing";
             the page has another card).
@@ -177,11 +179,7 @@ class LessonIds:
         cards = [m for m in doc.find("ReactiveESM") if (m.attributes.get("data") or {}).get("id") == label.id]
         if len(cards) != 1:
             raise ProtocolFailure(f"expected one exercise card for {EXERCISE_TITLE!r}, found {len(cards)}")
-        readouts = [
-            m
-            for m in doc.find("Div")
-            if 'role="status"' in m.attributes.get("text", "") and "backlog =" in m.attributes.get("text", "")
-        ]
+        readouts = [m for m in doc.find("Div") if is_live_region(m) and "backlog =" in m.attributes.get("text", "")]
         if len(readouts) != 1:
             raise ProtocolFailure(f"expected one queue readout Div, found {len(readouts)}")
         return cls(
@@ -192,6 +190,26 @@ class LessonIds:
             card=cards[0].id,
             play=doc.one("Button", label="Play").id,
         )
+
+
+def is_live_region(model: ModelInfo) -> bool:
+    """Whether a model's own element is a live region: ``role="status"`` in its ``html_attributes``.
+
+    The labs' readout ``Div`` carries it there (``labs.ui.playback.LIVE_REGION``), not in its text.
+
+    Parameters
+    ----------
+    model : ModelInfo
+        A model of the pulled document (``html_attributes`` arrives as a Bokeh ``map``).
+
+    Returns
+    -------
+    bool
+        True when the map has the entry ``role``: ``status``.
+    """
+    attributes = model.attributes.get("html_attributes")
+    entries = attributes.get("entries", []) if isinstance(attributes, dict) else []
+    return ["role", "status"] in entries
 
 
 async def usable(session: RawSession, timeout: float) -> LessonIds:
