@@ -23,17 +23,15 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
-from trace_parse import make_trace  # noqa: E402
-
-from app.trace import parse_trace  # noqa: E402
-from labs.timeline.model import TimelineModel  # noqa: E402
+from app.trace import RankTrace, parse_trace
+from bench.lib.trace_file import make_trace
+from labs.timeline.model import TimelineModel
 
 CLICK_EVERY_S = 0.05
 
@@ -43,7 +41,7 @@ def parse_file(path: str) -> int:
     return len(parse_trace(Path(path).read_bytes(), source=path).steps)
 
 
-def parse_whole(path: str):
+def parse_whole(path: str) -> RankTrace:
     """Parse the file and return the whole parsed trace (what the page would need from a worker)."""
     return parse_trace(Path(path).read_bytes(), source=path)
 
@@ -55,7 +53,7 @@ def click(model: TimelineModel, n: int) -> None:
     model.step_time_sweep()
 
 
-async def clicks_while(work, model: TimelineModel) -> tuple[list[float], float]:
+async def clicks_while(work: Awaitable[object], model: TimelineModel) -> tuple[list[float], float]:
     """Run clicks every 50 ms until ``work`` (an awaitable) is done; return their latencies (s) and its time."""
     latencies: list[float] = []
     started = time.perf_counter()
