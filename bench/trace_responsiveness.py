@@ -30,6 +30,7 @@ from pathlib import Path
 import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
 from app.trace import RankTrace, parse_trace
+from bench.lib.stats import percentile
 from bench.lib.trace_file import make_trace
 from labs.timeline.model import TimelineModel
 
@@ -73,7 +74,7 @@ async def clicks_while(work: Awaitable[object], model: TimelineModel) -> tuple[l
 def summary(name: str, latencies: list[float], seconds: float) -> str:
     """One row: the clicks' median, p95 and worst latency in ms, and how long the parse took."""
     ms = sorted(1e3 * x for x in latencies)
-    p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
+    p95 = percentile(ms, 95)
     return (
         f"{name:>16}: {len(ms):4d} clicks, median {statistics.median(ms):7.1f} ms, p95 {p95:7.1f} ms, "
         f"worst {ms[-1]:7.1f} ms; the parse took {seconds:5.1f} s"

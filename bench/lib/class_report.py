@@ -294,9 +294,8 @@ def class_database(lag: dict[str, Any]) -> None:
         print(f"class database: not read ({lag['problem']})")
         return
     delays = lag["delays"]
-    p95 = delays[min(len(delays) - 1, int(0.95 * len(delays)))] if delays else float("nan")
     print(
         f"class database: {lag['votes']} votes for {lag['locks']} locks answered; counted "
-        f"{p95:.2f} s (p95), {worst(delays):.2f} s (max) after the lock; the instructor's "
+        f"{percentile(delays, 95):.2f} s (p95), {worst(delays):.2f} s (max) after the lock; the instructor's "
         "view adds at most its 1 s refresh" + (f" ({lag['problem']})" if lag["problem"] else "")
     )
