@@ -11,9 +11,9 @@ session (from ``/proc``), side by side.
 - **bokeh.client**: ``pull_session(url, arguments=...)`` (websocket, ``PULL-DOC-REQ``, and a full
   Python ``Document`` built from the reply), then ``close()``. It sends no ``document_ready``, so
   the server never adds the lab (the page's second piece): it does less than a browser.
-- **raw** (bench/lib/raw_session.py ``RawSession``): the page request, the websocket, ``PULL-DOC``,
-  the models indexed by id, ``document_ready`` and the server's ``OK``, then the lab's
-  ``PATCH-DOC`` once it comes (what a browser receives), then close.
+- **raw** (bench/lib/raw_session.py ``RawSession``, its frames through ``bokeh.protocol``): the
+  page request, the websocket, ``PULL-DOC``, the models indexed by id, ``document_ready`` and the
+  server's ``OK``, then the lab's ``PATCH-DOC`` once it comes (what a browser receives), then close.
 
 Usage: ``.venv/bin/python bench/client_cost.py [--sessions 20]``
 """

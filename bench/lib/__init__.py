@@ -8,7 +8,7 @@ module              job
 ``servers``         the app (``python -m app``) and a ``panel serve`` page as subprocesses
 ``app_health``      the app processes behind a target, from their ``/healthz`` and ``/proc``
 ``ways_of_serving`` the README's ``panel serve`` line, the Dockerfile's command, the nginx cluster
-``protocol``        Bokeh's wire protocol: a message's websocket frames out and in
+``protocol``        Bokeh's wire protocol: a message's websocket frames out and in (``bokeh.protocol``)
 ``events``          document events as bokehjs writes them, and predicates on a PATCH-DOC's events
 ``document``        a pulled Bokeh document's models by id, kept current with the server's patches
 ``raw_session``     one browser-like session over the raw protocol (:class:`RawSession`)

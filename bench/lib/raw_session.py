@@ -19,7 +19,7 @@ needs:
    returns once the server's ``OK`` to this first ``PATCH-DOC`` has arrived: from then on a click
    is answered like any other (``RawSession.timings`` holds when each step ended).
 
-The messages are framed by :mod:`bench.lib.protocol`; the events in them are
+The messages are framed by ``bokeh.protocol`` (:mod:`bench.lib.protocol`); the events in them are
 bokehjs's JSON (:mod:`bench.lib.events`). The server answers each client ``PATCH-DOC`` with ``OK``
 and sends the changes its callbacks make as its own ``PATCH-DOC`` messages (never echoing a change
 back to the connection it came from).
