@@ -14,16 +14,13 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import sys
 import tempfile
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
-from app.classroom.store import ClassStore, metadata  # noqa: E402
-from tests.postgres import postgres_binaries, start_postgres, stop_postgres  # noqa: E402
+from app.classroom.store import ClassStore, metadata
+from tests.postgres import postgres_binaries, start_postgres, stop_postgres
 
 
 def writer(url: str, first: int, count: int, start: multiprocessing.Event, done: multiprocessing.Queue) -> None:

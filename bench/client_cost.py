@@ -11,9 +11,9 @@ session (from ``/proc``), side by side.
 - **bokeh.client**: ``pull_session(url, arguments=...)`` (websocket, ``PULL-DOC-REQ``, and a full
   Python ``Document`` built from the reply), then ``close()``. It sends no ``document_ready``, so
   the server never adds the lab (the page's second piece): it does less than a browser.
-- **raw** (bench/bokeh_client.py ``RawSession``): the page request, the websocket, ``PULL-DOC``,
-  the models indexed by id, ``document_ready`` and the server's ``OK``, then the lab's
-  ``PATCH-DOC`` once it comes (what a browser receives), then close.
+- **raw** (bench/lib/raw_session.py ``RawSession``, its frames through ``bokeh.protocol``): the
+  page request, the websocket, ``PULL-DOC``, the models indexed by id, ``document_ready`` and the
+  server's ``OK``, then the lab's ``PATCH-DOC`` once it comes (what a browser receives), then close.
 
 Usage: ``.venv/bin/python bench/client_cost.py [--sessions 20]``
 """
@@ -23,18 +23,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import statistics
-import sys
 import time
+from collections.abc import Callable
 from urllib.parse import parse_qsl, urlsplit
 
-from bokeh_client import LESSON_PATH, ROOT, AppServer, RawSession, any_patch, http_client
+import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
+
+from bench.lib.events import any_patch
+from bench.lib.raw_session import RawSession, http_client
+from bench.lib.servers import AppServer
+from bench.lib.student import LESSON_PATH
 
 
 def import_page_models() -> None:
     """Import what defines the page's Bokeh models, so that bokeh.client can build them here."""
     import panel.models  # noqa: F401 (registers Panel's Bokeh models)
 
-    sys.path.insert(0, str(ROOT))
     import app.pages.lesson  # noqa: F401 (the lesson page's own components and the labs')
 
 
@@ -64,7 +68,7 @@ async def raw_sessions(base_url: str, count: int) -> list[tuple[float, float]]:
     return results
 
 
-def timed(count: int, one) -> list[tuple[float, float]]:
+def timed(count: int, one: Callable[[], object]) -> list[tuple[float, float]]:
     """(client CPU s, wall s) of ``count`` calls of ``one()``."""
     results = []
     for _ in range(count):
@@ -84,7 +88,10 @@ def main() -> None:
         asyncio.run(raw_sessions(server.base_url, 1))
         for name, run in (
             ("bokeh.client pull_session", lambda: timed(args.sessions, lambda: bokeh_client_session(server.base_url))),
-            ("raw client (bench/bokeh_client.py)", lambda: asyncio.run(raw_sessions(server.base_url, args.sessions))),
+            (
+                "raw client (bench/lib/raw_session.py)",
+                lambda: asyncio.run(raw_sessions(server.base_url, args.sessions)),
+            ),
         ):
             before = server.cpu_seconds()
             results = run()

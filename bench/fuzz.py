@@ -25,13 +25,15 @@ import sys
 import time
 from collections import Counter
 
-from bokeh_client import ROOT, AppServer
+import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
+from playwright.sync_api import sync_playwright
 
-sys.path.insert(0, str(ROOT))
-from tests.chromium import launch  # noqa: E402
-from tests.fuzzing import LABS, SEED, Tally, fuzz_lab, growth_exercise  # noqa: E402
+from bench.lib.browser import desktop_context
+from bench.lib.servers import AppServer
+from bench.lib.student import LESSON_PATH
+from tests.chromium import launch
+from tests.fuzzing import LABS, SEED, Tally, fuzz_lab, growth_exercise
 
-EXERCISE_PATH = "/lesson?id=overlap&exercise=growth"
 TARGETS = ("exercise", "queue", "roofline", "timeline")
 
 
@@ -45,8 +47,6 @@ def parse_args() -> argparse.Namespace:
 
 def main() -> int:
     args = parse_args()
-    from playwright.sync_api import sync_playwright
-
     tally = Tally()
     page_errors: list[str] = []
     console_errors: list[str] = []
@@ -60,7 +60,7 @@ def main() -> int:
         while left > 0:
             target = TARGETS[run % len(TARGETS)]
             count = min(args.per_page, left)
-            context = browser.new_context(viewport={"width": 1280, "height": 900})
+            context = desktop_context(browser)
             page = context.new_page()
             page.on("pageerror", lambda error, t=target: page_errors.append(f"{t}: {error}"))
             page.on(
@@ -72,7 +72,7 @@ def main() -> int:
             page.base_url = server.base_url  # type: ignore[attr-defined]
             before = sum(tally.actions.values())
             if target == "exercise":
-                fuzz_lab(page, LABS["queue"], count, rng.randrange(2**32), tally, EXERCISE_PATH, exercise)
+                fuzz_lab(page, LABS["queue"], count, rng.randrange(2**32), tally, LESSON_PATH, exercise)
             else:
                 fuzz_lab(page, LABS[target], count, rng.randrange(2**32), tally)
             per_target[target] += sum(tally.actions.values()) - before

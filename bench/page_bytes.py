@@ -26,25 +26,15 @@ Usage: ``.venv/bin/python bench/page_bytes.py [--first overlap] [--second bucket
 from __future__ import annotations
 
 import argparse
-import base64
-import json
-import os
-import re
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.request
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
-from bokeh_client import ROOT, AppServer, free_port
-from session_cost import BareServer
+import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
+from playwright.sync_api import Browser, Page, sync_playwright
 
-sys.path.insert(0, str(ROOT))
-from deploy.cluster import Cluster  # noqa: E402
-from tests.chromium import launch  # noqa: E402
+from bench.lib.browser import Ready, desktop_context, wait_until_usable
+from bench.lib.traffic import Visit, recorder
+from bench.lib.ways_of_serving import WAYS, Server, start
+from tests.chromium import launch
 
 FIRST_BUDGET = 1_000_000
 """Design budget for a first visit, bytes on the wire (docs: design.md, Budgets)."""
@@ -52,210 +42,19 @@ FIRST_BUDGET = 1_000_000
 REPEAT_BUDGET = 100_000
 """Design budget for a repeat visit (a second lesson, browser cache warm)."""
 
-README_PANEL_SERVE = re.compile(r"`(\.venv/bin/panel serve [^`]+)`")
 
-
-@dataclass
-class Visit:
-    """What one page visit transferred."""
-
-    bytes: int = 0
-    responses: int = 0
-    from_cache: int = 0
-    gzipped_bytes: int = 0
-    mathjax: bool = False
-    ws_bytes: int = 0
-    nginx_hits: int = 0
-    urls: list[tuple[int, str]] = field(default_factory=list)
-
-
-@dataclass
-class Server:
-    """A way of serving, running: where its pages are and how to stop it."""
-
-    name: str
-    base_url: str
-    lesson_path: str
-    ready: str  # "readout" or "heading"
-    stop: Callable[[], None]
-
-
-def wait_http(url: str, process: subprocess.Popen | None, timeout: float = 120.0) -> None:
-    """Wait until ``url`` answers 200 (or fail if ``process`` exits first)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            with urllib.request.urlopen(url, timeout=5) as reply:
-                reply.read()
-            return
-        except OSError:
-            if (process is not None and process.poll() is not None) or time.monotonic() > deadline:
-                raise RuntimeError(f"{url} did not answer") from None
-            time.sleep(0.2)
-
-
-def subprocess_server(name: str, command: list[str], port: int, env: dict[str, str], lesson_path: str) -> Server:
-    """Start ``command`` in the checkout, wait for its ``/``, and describe it."""
-    log = tempfile.TemporaryFile()
-    process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env={**os.environ, **env})
-
-    def stop() -> None:
-        if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
-        log.close()
-
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_http(base + "/", process)
-    except RuntimeError:
-        log.seek(0)
-        output = log.read().decode(errors="replace")[-2000:]
-        stop()
-        raise RuntimeError(f"{name} did not start:\n{output}") from None
-    return Server(name, base, lesson_path, "readout", stop)
-
-
-def readme_panel_serve() -> str:
-    """The README's ``panel serve`` command, as written."""
-    match = README_PANEL_SERVE.search((ROOT / "README.md").read_text(encoding="utf-8"))
-    if not match:
-        raise RuntimeError("the README gives no `.venv/bin/panel serve ...` line")
-    return match.group(1)
-
-
-def dockerfile_command() -> tuple[list[str], dict[str, str]]:
-    """The Dockerfile's ``CMD`` (exec form) and the environment its ``ENV`` lines set."""
-    text = (ROOT / "Dockerfile").read_text(encoding="utf-8").replace("\\\n", " ")
-    env: dict[str, str] = {}
-    command: list[str] = []
-    for line in text.splitlines():
-        if line.startswith("ENV "):
-            env.update(dict(re.findall(r"(\w+)=(\S+)", line)))
-        elif line.startswith("CMD "):
-            command = json.loads(line[4:])
-    if not command:
-        raise RuntimeError("the Dockerfile has no CMD in exec form")
-    return command, env
-
-
-def start(name: str) -> Server:
-    """Start one way of serving by its short name."""
-    lesson = "/lesson?id={slug}"
-    port = free_port()
-    if name == "app":
-        app = AppServer(port=port)
-        return Server("make serve (python -m app)", app.base_url, lesson, "readout", app.stop)
-    if name == "panel":
-        command = f"exec {readme_panel_serve()} --port {port} --address 127.0.0.1"
-        command += f" --allow-websocket-origin 127.0.0.1:{port}"
-        return subprocess_server("README's panel serve line", ["bash", "-c", command], port, {}, lesson)
-    if name == "container":
-        command, env = dockerfile_command()
-        command = [sys.executable if part == "python" else part for part in command]
-        env.update(PORT=str(port), ADDRESS="127.0.0.1")
-        return subprocess_server("container's CMD (Dockerfile)", command, port, env, lesson)
-    if name == "cluster":
-        log = tempfile.NamedTemporaryFile(prefix="overlap-bytes-cluster-", suffix=".log", delete=False)
-        cluster = Cluster(port=port, app_ports=[free_port(), free_port()], log=log.name)
-
-        def stop_cluster() -> None:
-            cluster.stop()
-            log.close()
-            os.unlink(log.name)
-
-        try:
-            cluster.start()
-        except BaseException:
-            stop_cluster()
-            raise
-        return Server("cluster (nginx, 2 processes)", f"http://localhost:{port}", lesson, "readout", stop_cluster)
-    if name == "bare":
-        bare = BareServer()
-        return Server("bare Panel page (reference)", bare.base_url, "/bare_lesson?id={slug}", "heading", bare.stop)
-    raise ValueError(name)
-
-
-@contextmanager
-def recorder(context, page) -> Iterator[Callable[[], Visit]]:
-    """Record the page's traffic through the DevTools protocol; yields a function that ends a visit."""
-    cdp = context.new_cdp_session(page)
-    cdp.send("Network.enable")
-    responses: dict[str, dict] = {}
-    state = {"visit": Visit(), "pending": set()}
-
-    def requested(event: dict) -> None:
-        if event["request"]["url"].startswith(("http:", "https:")):
-            state["pending"].add(event["requestId"])
-
-    def responded(event: dict) -> None:
-        headers = {key.lower(): value for key, value in event["response"]["headers"].items()}
-        responses[event["requestId"]] = {"url": event["response"]["url"], "headers": headers}
-
-    def finished(event: dict) -> None:
-        state["pending"].discard(event["requestId"])
-        info = responses.pop(event["requestId"], None)
-        if info is None or not info["url"].startswith(("http:", "https:")):
-            return
-        visit: Visit = state["visit"]
-        size = int(event["encodedDataLength"])
-        visit.responses += 1
-        visit.bytes += size
-        visit.urls.append((size, info["url"]))
-        visit.from_cache += size == 0
-        if info["headers"].get("content-encoding") == "gzip":
-            visit.gzipped_bytes += size
-        visit.mathjax |= "mathjax" in info["url"].lower()
-        visit.nginx_hits += info["headers"].get("x-cache-status") == "HIT"
-
-    def failed(event: dict) -> None:
-        state["pending"].discard(event["requestId"])
-        responses.pop(event["requestId"], None)
-
-    def frame(event: dict) -> None:
-        response = event["response"]
-        data = response.get("payloadData", "")
-        state["visit"].ws_bytes += len(data.encode()) if response.get("opcode") == 1 else len(base64.b64decode(data))
-
-    cdp.on("Network.requestWillBeSent", requested)
-    cdp.on("Network.responseReceived", responded)
-    cdp.on("Network.loadingFinished", finished)
-    cdp.on("Network.loadingFailed", failed)
-    cdp.on("Network.webSocketFrameReceived", frame)
-    cdp.on("Network.webSocketFrameSent", frame)
-
-    def end_visit() -> Visit:
-        quiet_since = time.monotonic()
-        while time.monotonic() - quiet_since < 1.0:  # the page asks for nothing more for a second
-            if state["pending"]:
-                quiet_since = time.monotonic()
-            page.wait_for_timeout(50)
-        visit, state["visit"] = state["visit"], Visit()
-        return visit
-
-    yield end_visit
-    cdp.detach()
-
-
-def visit(browser_page, url: str, ready: str, end_visit: Callable[[], Visit]) -> Visit:
+def visit(page: Page, url: str, ready: Ready, end_visit: Callable[[], Visit]) -> Visit:
     """Open ``url`` and wait until the page is usable and its requests are done."""
-    browser_page.goto(url)
-    if ready == "readout":
-        browser_page.get_by_role("status").filter(has_text="t = ").first.wait_for(timeout=120_000)
-    else:
-        browser_page.get_by_role("heading").first.wait_for(timeout=120_000)
+    page.goto(url)
+    wait_until_usable(page, ready, 120_000)
     return end_visit()
 
 
-def measure(browser, server: Server, first: str, second: str) -> dict[str, Visit]:
+def measure(browser: Browser, server: Server, first: str, second: str) -> dict[str, Visit]:
     """The three visits (first, repeat, second student) to one way of serving."""
     results = {}
     for visits in ([("first", first), ("repeat", second)], [("student 2", first)]):  # two fresh browsers
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context = desktop_context(browser)
         page = context.new_page()
         with recorder(context, page) as end_visit:
             for label, slug in visits:
@@ -275,13 +74,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--first", default="overlap", help="the lesson of the first visit")
     parser.add_argument("--second", default="buckets", help="the lesson of the repeat visit")
-    parser.add_argument(
-        "--only", default="app,panel,container,cluster,bare", help="comma-separated: app,panel,container,cluster,bare"
-    )
+    parser.add_argument("--only", default=",".join(WAYS), help=f"comma-separated: {','.join(WAYS)}")
     parser.add_argument("--verbose", action="store_true", help="list every response of every visit")
     args = parser.parse_args()
-
-    from playwright.sync_api import sync_playwright
 
     rows: list[tuple[str, dict[str, Visit]]] = []
     with sync_playwright() as playwright:

@@ -12,32 +12,20 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
-from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
+from playwright.sync_api import Browser, Page, sync_playwright
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bokeh_client import cpu_seconds, free_port  # noqa: E402 (a sibling script module)
-
-from devtools.serving import NotStarted, start_server  # noqa: E402
-from tests.chromium import launch  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
+from bench.lib.procfs import cpu_seconds
+from bench.lib.servers import AppServer, PanelServer
+from tests.chromium import launch
 
 
-def start(command: list[str], port: int) -> subprocess.Popen:
-    try:
-        return start_server(command, f"http://localhost:{port}/", subprocess.DEVNULL, cwd=ROOT, request_timeout=2)
-    except NotStarted:
-        raise SystemExit(f"server on {port} did not start") from None
-
-
-def count_messages(page) -> list[str]:
+def count_messages(page: Page) -> list[str]:
+    """The ``msgtype`` of every Bokeh message the page's websockets send or receive, as they pass."""
     seen: list[str] = []
 
-    def record(payload) -> None:
+    def record(payload: str | bytes) -> None:
         try:
             header = json.loads(payload)
         except (TypeError, ValueError):
@@ -49,14 +37,14 @@ def count_messages(page) -> list[str]:
     return seen
 
 
-def window(page, pid: int, seen: list[str], seconds: float) -> tuple[float, int]:
+def window(page: Page, pid: int, seen: list[str], seconds: float) -> tuple[float, int]:
     """Server CPU ms per second and Bokeh messages over the next ``seconds``."""
     before_messages, before = len(seen), cpu_seconds(pid)
     page.wait_for_timeout(seconds * 1000)
     return (cpu_seconds(pid) - before) * 1000 / seconds, len(seen) - before_messages
 
 
-def measure(browser, url: str, pid: int, seconds: float, press_play: bool) -> dict[str, tuple[float, int]]:
+def measure(browser: Browser, url: str, pid: int, seconds: float, press_play: bool) -> dict[str, tuple[float, int]]:
     """Open one session; measure it idle, then (for the app) while playing, in the same session.
 
     Closing a page makes the server tear its session down a little later, so every window of one
@@ -83,33 +71,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=15.0)
     args = parser.parse_args()
-    app_port, base_port = free_port(), free_port()
-    app = start([sys.executable, "-m", "app", "--port", str(app_port)], app_port)
-    baseline = start(
-        [
-            sys.executable,
-            "-m",
-            "panel",
-            "serve",
-            "bench/server_driven_queue.py",
-            "--port",
-            str(base_port),
-            "--allow-websocket-origin",
-            f"localhost:{base_port}",
-        ],
-        base_port,
-    )
+    app = AppServer(host="localhost")
+    baseline = PanelServer("server_driven_queue.py", host="localhost")
     try:
         with sync_playwright() as playwright:
             browser = launch(playwright)
-            app_figures = measure(browser, f"http://localhost:{app_port}/queue", app.pid, args.seconds, True)
-            base_figures = measure(
-                browser, f"http://localhost:{base_port}/server_driven_queue", baseline.pid, args.seconds, False
-            )
+            app_figures = measure(browser, f"{app.base_url}/queue", app.pid, args.seconds, True)
+            base_figures = measure(browser, f"{baseline.base_url}{baseline.page}", baseline.pid, args.seconds, False)
             browser.close()
     finally:
-        app.terminate()
-        baseline.terminate()
+        app.stop()
+        baseline.stop()
     print(f"window: {args.seconds:.0f} s of Play, one session each, server CPU from /proc")
     print(f"{'':34}{'CPU ms per s':>14}{'ws messages':>13}")
     (app_idle, idle_msgs), (app_play, app_msgs) = app_figures["idle"], app_figures["play"]

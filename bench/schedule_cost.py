@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
-import time
-from pathlib import Path
+from collections.abc import Callable
 
+import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from labs.timeline.model import TimelineModel  # noqa: E402
+from bench.lib.machine import best_seconds, integer_additions_s
+from labs.timeline.model import TimelineModel
 
 FRAME_MS = 1000 / 60
 
@@ -40,23 +39,14 @@ def network(layers: int = 512, seed: int = 1) -> str:
     return ", ".join(f"{rng.uniform(0.5, 16):.2f}:{rng.uniform(0.05, 0.5):.3f}" for _ in range(layers))
 
 
-def best_ms(action, repeats: int) -> float:
+def best_ms(action: Callable[[], object], repeats: int) -> float:
     """The shortest of ``repeats`` timings of ``action()``, in ms (the least disturbed run)."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        action()
-        times.append(time.perf_counter() - start)
-    return 1e3 * min(times)
+    return 1e3 * best_seconds(action, repeats)
 
 
 def reference_ms() -> float:
-    """CPython adding one million integers in a loop, in ms: the machine's speed, same run."""
-    start = time.perf_counter()
-    total = 0
-    for i in range(1_000_000):
-        total += i
-    return 1e3 * (time.perf_counter() - start)
+    """CPython adding one million integers in a loop, timed once, in ms: the machine's speed, same run."""
+    return 1e3 * integer_additions_s(repeats=1, additions=1_000_000)
 
 
 def main() -> None:

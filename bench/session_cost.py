@@ -23,52 +23,25 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
-import tempfile
 
-from bokeh_client import ROOT, AppServer, cpu_seconds, free_port
+import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
+from playwright.sync_api import Browser, BrowserContext
 
-sys.path.insert(0, str(ROOT))
-from devtools.serving import NotStarted, start_server  # noqa: E402
-from tests.chromium import launch  # noqa: E402
+from bench.lib.browser import Ready, desktop_context, wait_until_usable
+from bench.lib.procfs import cpu_seconds
+from bench.lib.servers import AppServer, PanelServer
+from tests.chromium import launch
 
 BUDGET_RATIO = 2.0
 
 
-class BareServer:
-    """``panel serve bench/bare_lesson.py`` on a free loopback port."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.base_url = f"http://127.0.0.1:{self.port}"
-        self._log = tempfile.TemporaryFile()
-        command = [sys.executable, "-m", "panel", "serve", "bench/bare_lesson.py", "--port", str(self.port)]
-        command += ["--address", "127.0.0.1", "--allow-websocket-origin", f"127.0.0.1:{self.port}"]
-        try:
-            self.process = start_server(
-                command, f"{self.base_url}/bare_lesson", self._log, env={"PYTHONPATH": str(ROOT)}, cwd=ROOT
-            )
-        except NotStarted:
-            raise RuntimeError("the bare server did not start") from None
-        self.pid = self.process.pid
-
-    def stop(self) -> None:
-        """Stop the server."""
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
-
-
-def open_once(browser, url: str, ready: str, settle: float, pid: int) -> tuple[float, object]:
+def open_once(browser: Browser, url: str, ready: Ready, settle: float, pid: int) -> tuple[float, BrowserContext]:
     """Open ``url`` in a fresh browser context; return the server CPU seconds it cost and the context."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context = desktop_context(browser)
     page = context.new_page()
     before = cpu_seconds(pid)
     page.goto(url)
-    if ready == "readout":
-        page.get_by_role("status").filter(has_text="t = ").first.wait_for(timeout=60_000)
-    else:
-        page.get_by_role("heading").first.wait_for(timeout=60_000)
+    wait_until_usable(page, ready, 60_000)
     page.wait_for_timeout(settle * 1000)
     return cpu_seconds(pid) - before, context
 
@@ -85,10 +58,10 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     app = AppServer(extra_args=args.app_args.split())
-    bare = BareServer()
-    targets = {
+    bare = PanelServer("bare_lesson.py")
+    targets: dict[str, tuple[str, Ready, int]] = {
         "app": (f"{app.base_url}/lesson?id={args.lesson}", "readout", app.pid),
-        "bare": (f"{bare.base_url}/bare_lesson?id={args.lesson}", "heading", bare.pid),
+        "bare": (f"{bare.base_url}{bare.page}?id={args.lesson}", "heading", bare.pid),
     }
     costs: dict[str, list[float]] = {name: [] for name in targets}
     contexts = []

@@ -21,17 +21,14 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from dataclasses import dataclass
 
-from bokeh_client import ROOT, AppServer
-from session_cost import BareServer
+import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
+from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
-sys.path.insert(0, str(ROOT))
-from playwright.sync_api import expect  # noqa: E402
-
-from tests.chromium import launch  # noqa: E402
+from bench.lib.servers import AppServer, PanelServer
+from tests.chromium import launch
 
 PHONE_4G = {"offline": False, "latency": 150, "downloadThroughput": 4_000_000 / 8, "uploadThroughput": 1_500_000 / 8}
 """Slow 4G as Chrome DevTools Protocol figures: bytes per second, round trip in ms."""
@@ -58,7 +55,7 @@ LOOPBACK = Conditions("loopback", None, 1)
 THROTTLED = Conditions("phone on slow 4G (4 Mbit/s, 150 ms, CPU 4×)", PHONE_4G, CPU_SLOWDOWN)
 
 
-def fresh_page(browser, conditions: Conditions):
+def fresh_page(browser: Browser, conditions: Conditions) -> tuple[BrowserContext, Page]:
     """A page in a new profile (cold cache) with the throttling applied before navigation."""
     context = browser.new_context(viewport={"width": 412, "height": 900})  # a phone's width
     page = context.new_page()
@@ -71,7 +68,7 @@ def fresh_page(browser, conditions: Conditions):
     return context, page
 
 
-def time_app(browser, base_url: str, lesson: str, conditions: Conditions) -> tuple[float, float]:
+def time_app(browser: Browser, base_url: str, lesson: str, conditions: Conditions) -> tuple[float, float]:
     """Seconds from navigation to the readout, and to the readout after the first Step."""
     context, page = fresh_page(browser, conditions)
     try:
@@ -89,12 +86,12 @@ def time_app(browser, base_url: str, lesson: str, conditions: Conditions) -> tup
         context.close()
 
 
-def time_bare(browser, base_url: str, lesson: str, conditions: Conditions) -> float:
+def time_bare(browser: Browser, bare: PanelServer, lesson: str, conditions: Conditions) -> float:
     """Seconds from navigation to the bare page's first heading."""
     context, page = fresh_page(browser, conditions)
     try:
         start = time.perf_counter()
-        page.goto(f"{base_url}/bare_lesson?id={lesson}", wait_until="commit", timeout=TIMEOUT_MS)
+        page.goto(f"{bare.base_url}{bare.page}?id={lesson}", wait_until="commit", timeout=TIMEOUT_MS)
         page.get_by_role("heading").first.wait_for(timeout=TIMEOUT_MS)
         return time.perf_counter() - start
     finally:
@@ -111,18 +108,16 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="visits per row (default 5)")
     parser.add_argument("--lesson", default="overlap", help="the lesson opened (default overlap)")
     args = parser.parse_args()
-    from playwright.sync_api import sync_playwright
-
-    app, bare = AppServer(ready_path="/healthz"), BareServer()
+    app, bare = AppServer(ready_path="/healthz"), PanelServer("bare_lesson.py")
     rows = []
     try:
         with sync_playwright() as playwright:
             browser = launch(playwright)
             time_app(browser, app.base_url, args.lesson, LOOPBACK)  # one visit to warm each server's caches
-            time_bare(browser, bare.base_url, args.lesson, LOOPBACK)
+            time_bare(browser, bare, args.lesson, LOOPBACK)
             for conditions in (LOOPBACK, THROTTLED):
                 app_runs = [time_app(browser, app.base_url, args.lesson, conditions) for _ in range(args.runs)]
-                bare_runs = [time_bare(browser, bare.base_url, args.lesson, conditions) for _ in range(args.runs)]
+                bare_runs = [time_bare(browser, bare, args.lesson, conditions) for _ in range(args.runs)]
                 rows.append((conditions.name, [r[0] for r in app_runs], [r[1] for r in app_runs], bare_runs))
             browser.close()
     finally:

@@ -1,8 +1,8 @@
 """Parse time and peak memory of app.trace on a ~100 MB trace, beside json.load of the same file.
 
 The trace is made by repeating the steps of a real fixture (tests/fixtures/traces/gloo_schedule_rank0,
-torch 2.13, gloo): every repetition's events are shifted by the fixture's span and renumbered
-(``ProfilerStep#N``), and written in the profiler's own indented layout. Each measurement runs in a
+torch 2.13, gloo; bench/lib/trace_file.py): every repetition's events are shifted by the fixture's span
+and renumbered (``ProfilerStep#N``), and written in the profiler's own indented layout. Each measurement runs in a
 fresh process: ``tracemalloc`` gives the peak of Python allocations after the file's bytes were
 read (the bytes themselves, which the page holds anyway, are not counted), ``ru_maxrss`` the
 process's peak resident size (file bytes and interpreter included). Time is taken in a separate run
@@ -25,39 +25,9 @@ import time
 import tracemalloc
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-FIXTURE = ROOT / "tests" / "fixtures" / "traces" / "gloo_schedule_rank0.json.gz"
+import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
-
-def make_trace(path: Path, megabytes: float) -> int:
-    """Write a trace of about ``megabytes`` MB by repeating the fixture's events; return its size."""
-    trace = json.loads(gzip.decompress(FIXTURE.read_bytes()))
-    events = [e for e in trace["traceEvents"] if e.get("ph") != "M"]
-    meta = [e for e in trace["traceEvents"] if e.get("ph") == "M"]
-    steps = [e for e in events if e.get("name", "").startswith("ProfilerStep#")]
-    lo = min(e["ts"] for e in steps)
-    span = max(e["ts"] + e["dur"] for e in steps) - lo + 1000.0
-    one = sum(len(json.dumps(e, indent=2)) + 4 for e in events)
-    repeats = max(1, int(megabytes * 1e6 / one))
-    head = {k: v for k, v in trace.items() if k != "traceEvents"}
-    with open(path, "w") as out:
-        out.write("{\n")
-        for key, value in head.items():
-            if key != "traceName":
-                out.write(f'  "{key}": {json.dumps(value)},\n')
-        out.write('  "traceEvents": [\n')
-        first = True
-        for e in meta:
-            out.write(("" if first else ",\n") + json.dumps(e, indent=2))
-            first = False
-        for r in range(repeats):
-            for e in events:
-                e2 = dict(e, ts=round(e["ts"] + r * span, 3))
-                if e2.get("name", "").startswith("ProfilerStep#"):
-                    e2["name"] = f"ProfilerStep#{int(e2['name'].split('#')[1]) + 2 * r}"
-                out.write(",\n" + json.dumps(e2, indent=2))
-        out.write('\n  ],\n  "traceName": "bench.json"\n}\n')
-    return path.stat().st_size
+from bench.lib.trace_file import FIXTURE, make_trace
 
 
 def child(mode: str, path: str, traced: bool) -> None:
@@ -71,8 +41,7 @@ def child(mode: str, path: str, traced: bool) -> None:
             doc = json.load(handle)
         result = {"events": len(doc["traceEvents"])}
     else:
-        sys.path.insert(0, str(ROOT))
-        from app.trace import parse_trace
+        from app.trace import parse_trace  # here, so that its import is timed and traced with the parse
 
         trace = parse_trace(data)
         tl = trace.timeline()

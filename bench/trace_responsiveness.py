@@ -23,17 +23,16 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
-from trace_parse import make_trace  # noqa: E402
-
-from app.trace import parse_trace  # noqa: E402
-from labs.timeline.model import TimelineModel  # noqa: E402
+from app.trace import RankTrace, parse_trace
+from bench.lib.stats import percentile
+from bench.lib.trace_file import make_trace
+from labs.timeline.model import TimelineModel
 
 CLICK_EVERY_S = 0.05
 
@@ -43,7 +42,7 @@ def parse_file(path: str) -> int:
     return len(parse_trace(Path(path).read_bytes(), source=path).steps)
 
 
-def parse_whole(path: str):
+def parse_whole(path: str) -> RankTrace:
     """Parse the file and return the whole parsed trace (what the page would need from a worker)."""
     return parse_trace(Path(path).read_bytes(), source=path)
 
@@ -55,7 +54,7 @@ def click(model: TimelineModel, n: int) -> None:
     model.step_time_sweep()
 
 
-async def clicks_while(work, model: TimelineModel) -> tuple[list[float], float]:
+async def clicks_while(work: Awaitable[object], model: TimelineModel) -> tuple[list[float], float]:
     """Run clicks every 50 ms until ``work`` (an awaitable) is done; return their latencies (s) and its time."""
     latencies: list[float] = []
     started = time.perf_counter()
@@ -75,7 +74,7 @@ async def clicks_while(work, model: TimelineModel) -> tuple[list[float], float]:
 def summary(name: str, latencies: list[float], seconds: float) -> str:
     """One row: the clicks' median, p95 and worst latency in ms, and how long the parse took."""
     ms = sorted(1e3 * x for x in latencies)
-    p95 = ms[min(len(ms) - 1, int(0.95 * len(ms)))]
+    p95 = percentile(ms, 95)
     return (
         f"{name:>16}: {len(ms):4d} clicks, median {statistics.median(ms):7.1f} ms, p95 {p95:7.1f} ms, "
         f"worst {ms[-1]:7.1f} ms; the parse took {seconds:5.1f} s"

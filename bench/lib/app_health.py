@@ -19,28 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from bokeh_client import LOOPBACK, cpu_seconds
+from bench.lib.loopback import check_loopback
+from bench.lib.procfs import cpu_seconds
 
-CLUSTER_PORTS = (5007, 5008)  # make serve-cluster: the app processes behind nginx on :8080
-
-
-def check_loopback(url: str) -> str:
-    """``url`` itself, if its host is a loopback address; otherwise a ``ValueError``.
-
-    Parameters
-    ----------
-    url : str
-        An ``http://`` URL.
-
-    Returns
-    -------
-    str
-        The URL without a trailing slash.
-    """
-    parts = urlsplit(url)
-    if parts.scheme != "http" or parts.hostname not in LOOPBACK:
-        raise ValueError(f"only http:// URLs on this machine's loopback are allowed, not {url!r}")
-    return url.rstrip("/")
+CLUSTER_PORTS = (5007, 5008)
+"""``make serve-cluster``: the app processes behind nginx on :8080."""
 
 
 def get_json(url: str, timeout: float = 5.0) -> dict[str, Any]:

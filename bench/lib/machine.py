@@ -13,6 +13,7 @@ The work is the one the course's issues quote: CPython adding 10 million integer
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 REFERENCE_MACHINE_S = 0.68
@@ -22,32 +23,58 @@ quiet: 0.68-0.70 s, best of three). The slow 2-core machine of the issues takes 
 ADDITIONS = 10_000_000
 
 
-def integer_additions_s(repeats: int = 3) -> float:
-    """Seconds CPython takes to add :data:`ADDITIONS` integers in a loop, best of ``repeats``.
+def best_seconds(action: Callable[[], object], repeats: int) -> float:
+    """The shortest of ``repeats`` timings of ``action()``: the run least disturbed by the rest of the machine.
+
+    Parameters
+    ----------
+    action : callable
+        Called with no arguments; what it returns is dropped.
+    repeats : int
+        How many times to time it (at least one).
+
+    Returns
+    -------
+    float
+        Seconds, wall clock (``time.perf_counter``), in this process.
+    """
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        action()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def integer_additions_s(repeats: int = 3, additions: int = ADDITIONS) -> float:
+    """Seconds CPython takes to add ``additions`` integers in a loop, best of ``repeats``.
 
     Parameters
     ----------
     repeats : int
         How many times to time it; the fastest counts (the others met interference).
+    additions : int
+        How many integers: :data:`ADDITIONS` (the work the budgets are scaled by) unless a bench
+        quotes a smaller reference.
 
     Returns
     -------
     float
         Seconds, wall clock, in this process.
     """
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.perf_counter()
+
+    def add() -> int:
         total = 0
-        for i in range(ADDITIONS):
+        for i in range(additions):
             total += i
-        best = min(best, time.perf_counter() - start)
-    return best
+        return total
+
+    return best_seconds(add, repeats)
 
 
 @dataclass(frozen=True)
 class MachineSpeed:
-    """This machine's time for the reference work, and the factor the time budgets are scaled by.
+    """How long the reference work takes on this machine, and the factor the time budgets are scaled by.
 
     Attributes
     ----------

@@ -1,0 +1,429 @@
+"""The simulated student of the class bench: opens the lesson and does the growth exercise, timing it.
+
+Each student is one :class:`bench.lib.raw_session.RawSession` of :data:`LESSON_PATH`, driven from
+one asyncio process; ``bench/class_load.py`` describes the exercise's actions, the think times and
+what each figure measures. :func:`run_load` runs a whole class of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+
+from tornado.httpclient import AsyncHTTPClient
+
+from bench.lib.class_records import STAGES, Outcome, Sample
+from bench.lib.class_watch import ClassWatch
+from bench.lib.document import DocIndex, ModelInfo
+from bench.lib.events import Predicate, any_patch, changed
+from bench.lib.protocol import Event, ProtocolFailure
+from bench.lib.raw_session import RawSession, http_client
+
+LESSON_PATH = "/lesson?id=overlap&exercise=growth"
+"""The page a student opens: the first lesson with its growth exercise started."""
+
+EXERCISE_TITLE = "A backlog that keeps growing"
+ARRIVAL = "Arrival rate λ (units/s)"
+SERVICE = "Service rate μ (units/s)"
+
+Send = Callable[[], Awaitable[tuple[float, asyncio.Future]]]
+"""A no-argument coroutine function that sends one action: ``RawSession.patch``'s ``(sent, ok)``."""
+
+
+@dataclass
+class LessonIds:
+    """The ids of the models one growth-exercise session touches."""
+
+    state: str
+    readout: str
+    arrival: str
+    service: str
+    card: str
+    play: str
+
+    @classmethod
+    def find(cls, doc: DocIndex) -> LessonIds:
+        """Find the models in a lesson document (a ``ProtocolFailure`` if one is missing).
+
+        Parameters
+        ----------
+        doc : DocIndex
+            The session's document.
+
+        Returns
+        -------
+        LessonIds
+            The PlaybackState, the readout ``Div`` (its own element is the live region,
+            ``role="status"`` in its ``html_attributes``, and its text has ``backlog =``),
+            the λ and μ fields (:func:`field_id`), the Play button, and the exercise card (``app.exercise_card``,
+            a ``ReactiveESM`` whose data model is labelled "Exercise: A backlog that keeps growing";
+            the page has another card).
+        """
+        label = doc.one(label=f"Exercise: {EXERCISE_TITLE}")
+        cards = [m for m in doc.find("ReactiveESM") if (m.attributes.get("data") or {}).get("id") == label.id]
+        if len(cards) != 1:
+            raise ProtocolFailure(f"expected one exercise card for {EXERCISE_TITLE!r}, found {len(cards)}")
+        readouts = [m for m in doc.find("Div") if is_live_region(m) and "backlog =" in m.attributes.get("text", "")]
+        if len(readouts) != 1:
+            raise ProtocolFailure(f"expected one queue readout Div, found {len(readouts)}")
+        return cls(
+            state=doc.one("PlaybackState").id,
+            readout=readouts[0].id,
+            arrival=field_id(doc, ARRIVAL),
+            service=field_id(doc, SERVICE),
+            card=cards[0].id,
+            play=doc.one("Button", label="Play").id,
+        )
+
+
+def is_live_region(model: ModelInfo) -> bool:
+    """Whether a model's own element is a live region: ``role="status"`` in its ``html_attributes``.
+
+    The labs' readout ``Div`` carries it there (``labs.ui.playback.LIVE_REGION``), not in its text.
+
+    Parameters
+    ----------
+    model : ModelInfo
+        A model of the pulled document (``html_attributes`` arrives as a Bokeh ``map``).
+
+    Returns
+    -------
+    bool
+        True when the map has the entry ``role``: ``status``.
+    """
+    attributes = model.attributes.get("html_attributes")
+    entries = attributes.get("entries", []) if isinstance(attributes, dict) else []
+    return ["role", "status"] in entries
+
+
+async def usable(session: RawSession, timeout: float) -> LessonIds:
+    """Wait until the open page holds every model the exercise uses; note when in ``timings["usable"]``.
+
+    A page may send its lab after it has loaded (``app.shell.deferred``: the frame and text first,
+    the lab in a later server PATCH-DOC). ``timings["usable"]`` is the arrival of the PATCH-DOC
+    that completed the page, or ``timings["ready"]`` if the page was complete by then.
+
+    Parameters
+    ----------
+    session : RawSession
+        A session :meth:`RawSession.open` has opened.
+    timeout : float
+        Seconds to wait for the missing parts.
+
+    Returns
+    -------
+    LessonIds
+        The models.
+    """
+    assert session.doc is not None
+    doc = session.doc
+
+    def complete(_events: list[Event]) -> bool:
+        try:
+            LessonIds.find(doc)
+        except ProtocolFailure:
+            return False
+        return True
+
+    if complete([]):
+        session.timings["usable"] = session.timings["ready"]
+    else:
+        arrived = await asyncio.wait_for(session.expect(complete), timeout)
+        session.timings["usable"] = max(arrived.received, session.timings["ready"])
+    return LessonIds.find(doc)
+
+
+def field_id(doc: DocIndex, label: str) -> str:
+    """The model whose ``value`` an edit of the text field labelled ``label`` sets.
+
+    A Bokeh ``TextInput`` found by its title, or the data model of a ``JSComponent`` field
+    (``labs.ui.text_field.TextField``) found by its label.
+
+    Parameters
+    ----------
+    doc : DocIndex
+        The session's document.
+    label : str
+        The field's label, e.g. "Arrival rate λ (units/s)".
+
+    Returns
+    -------
+    str
+        The model id.
+    """
+    found = doc.find("TextInput", title=label) or doc.find(label=label)
+    if len(found) != 1:
+        raise ProtocolFailure(f"expected one text field labelled {label!r}, found {len(found)}")
+    return found[0].id
+
+
+def feedback_said_correct(events: list[Event]) -> bool:
+    """A predicate: the PATCH-DOC sets an exercise card's feedback to a verdict of Correct."""
+    for event in events:
+        new = event.get("new")
+        if event.get("attr") == "verdict" and new == "correct":
+            return True
+        if event.get("attr") == "feedback_html" and isinstance(new, str) and new.startswith("Correct"):
+            return True
+    return False
+
+
+@dataclass
+class Response:
+    """When the server answered one action.
+
+    Attributes
+    ----------
+    sent : float
+        ``time.perf_counter()`` just before the first frame was written.
+    first : float
+        Arrival of the first server PATCH-DOC after that.
+    wanted : float or None
+        Arrival of the PATCH-DOC with the awaited change (readout text, Play enabled), if any came
+        before the session went quiet.
+    """
+
+    sent: float
+    first: float
+    wanted: float | None
+
+    @property
+    def ms(self) -> float:
+        """Click-to-readout: to the awaited change if it came, else to the first PATCH-DOC."""
+        return ((self.wanted if self.wanted is not None else self.first) - self.sent) * 1000
+
+
+async def act(
+    session: RawSession,
+    send: Send,
+    wanted: Predicate,
+    timeout: float,
+    quiet_for: float = 0.2,
+    settle_first: bool = True,
+) -> Response:
+    """Send one action and time the server's answer.
+
+    First waits until the session has been quiet for ``quiet_for`` s (so that nothing left over
+    from the previous action is taken for this one's answer; skipped if ``settle_first`` is false),
+    then sends, waits for the first
+    server PATCH-DOC and the OK, and waits until the session is quiet again (the whole answer has
+    arrived) to see whether a PATCH-DOC satisfying ``wanted`` was among them.
+
+    Parameters
+    ----------
+    session : RawSession
+        The session.
+    send : callable
+        A no-argument coroutine function that sends the message and returns ``(sent, ok)``.
+    wanted : callable
+        The change that counts as the readout (see :func:`bench.lib.events.changed`).
+    timeout : float
+        Seconds allowed for each wait.
+    quiet_for : float
+        Seconds of silence that mark the end of an answer.
+    settle_first : bool
+        Whether to wait for silence before sending (False for a click that follows an edit at once).
+
+    Returns
+    -------
+    Response
+        The times.
+    """
+    if settle_first:
+        await session.quiet(quiet_for, timeout)
+    first = session.expect(any_patch)
+    target = session.expect(wanted)
+    try:
+        sent, ok = await send()
+        first_message = await asyncio.wait_for(first, timeout)
+        reply = await asyncio.wait_for(ok, timeout)
+        if reply.msgtype != "OK":
+            raise ProtocolFailure(f"server answered {reply.msgtype}: {reply.content}")
+        if not target.done():
+            await session.quiet(quiet_for, timeout)
+        hit = target.result() if target.done() and not target.cancelled() and target.exception() is None else None
+    finally:
+        for future in (first, target):
+            if not future.done():
+                future.cancel()
+    return Response(sent, first_message.received, hit.received if hit is not None else None)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How every student of one load behaves.
+
+    Attributes
+    ----------
+    base_url : str
+        ``http://127.0.0.1:<port>``.
+    seed : int
+        Seeds the start jitter and each student's think times.
+    timeout : float
+        Seconds allowed for each response once the page is open.
+    open_timeout : float
+        Seconds allowed for each step of opening the page (requests queue behind page builds).
+    think : tuple of float
+        Think time before each action is uniform between these, in seconds.
+    play : tuple of float
+        How long the simulated Play runs before Pause, uniform between these, in seconds.
+    """
+
+    base_url: str
+    seed: int
+    timeout: float
+    open_timeout: float
+    think: tuple[float, float] = (0.5, 3.0)
+    play: tuple[float, float] = (1.0, 2.0)
+
+
+async def student(index: int, plan: Plan, client: AsyncHTTPClient, start_delay: float, t0: float) -> Outcome:
+    """One student: open the lesson, then do the growth exercise with think time.
+
+    Parameters
+    ----------
+    index : int
+        The session number (also seeds its think times).
+    plan : Plan
+        Server, seed, timeouts and timings.
+    client : tornado.httpclient.AsyncHTTPClient
+        Shared HTTP client for the page requests.
+    start_delay : float
+        Seconds to wait before opening the page (the ramp).
+    t0 : float
+        ``time.perf_counter()`` when the load started.
+
+    Returns
+    -------
+    Outcome
+        Its timings and checks; ``error`` says where it stopped if it did.
+    """
+    rng = random.Random(plan.seed * 1_000_003 + index)
+    outcome = Outcome(index)
+    session = RawSession(plan.base_url, LESSON_PATH, client)
+    timeout = plan.timeout
+
+    def think() -> Awaitable[None]:
+        return asyncio.sleep(rng.uniform(*plan.think))
+
+    def record(action: str, response: Response) -> None:
+        outcome.samples.append(Sample(index, action, response.sent - t0, response.ms, response.wanted is not None))
+
+    await asyncio.sleep(start_delay)
+    stage = "open"
+    try:
+        await session.open(plan.open_timeout)
+        ids = await usable(session, plan.open_timeout)
+        outcome.opened_at = session.timings["usable"] - t0
+        outcome.open_ms = (session.timings["usable"] - session.timings["start"]) * 1000
+        readout = changed(ids.readout, "text")
+
+        stage = "reset"
+        await think()
+        record(stage, await act(session, lambda: session.command(ids.state, "reset", None), readout, timeout))
+
+        for stage, input_id, value in (("lambda", ids.arrival, "4"), ("mu", ids.service, "3")):
+            await think()
+            edit = partial(session.set_value, input_id, "value", value)
+            record(stage, await act(session, edit, readout, timeout))
+
+        stage = "lock"
+        await think()
+        enabled = changed(ids.play, "disabled", lambda new: new is False)
+        lock = partial(session.send_msg, ids.card, {"action": "lock", "text": "1"})
+        record(stage, await act(session, lock, enabled, timeout))
+
+        for stage in ("step 1", "step 2"):
+            await think()
+            record(stage, await act(session, lambda: session.command(ids.state, "step", None), readout, timeout))
+        text = str(session.latest(ids.readout, "text"))
+        outcome.readout_ok = "t = 2.00 s" in text and "backlog = 6.00" in text
+
+        stage = "pause"
+        await think()
+        wait = rng.uniform(*plan.play)  # Play: the browser plays back on its own, sending nothing
+        await asyncio.sleep(wait)
+        t = round(2.0 + wait, 3)
+        shows_t = changed(ids.readout, "text", lambda new: f"t = {t:.2f} s" in str(new))
+        record(stage, await act(session, lambda: session.command(ids.state, "pause", t), shows_t, timeout))
+        outcome.feedback_ok = any(feedback_said_correct(message.events) for message in session.patches)
+    except (TimeoutError, ProtocolFailure, OSError) as error:
+        outcome.error = f"{stage}: {type(error).__name__}: {error}"[:300]
+    except Exception as error:  # noqa: BLE001 - one broken session must not stop the others
+        outcome.error = f"{stage}: {type(error).__name__}: {error}"[:300]
+    finally:
+        await session.close()
+    outcome.connected = "ack" in session.timings
+    outcome.stages = stage_ms(session.timings)
+    if not outcome.error and session.failure is not None:
+        outcome.error = f"connection: {session.failure}"
+    return outcome
+
+
+def stage_ms(timings: dict[str, float]) -> dict[str, float]:
+    """How long each step of opening took, in ms, from ``RawSession.timings`` (steps reached only)."""
+    stages = {}
+    previous = timings.get("start")
+    for key, _name in STAGES:
+        if key not in timings or previous is None:
+            break
+        stages[key] = (timings[key] - previous) * 1000
+        previous = timings[key]
+    return stages
+
+
+async def run_load(
+    plan: Plan, sessions: int, ramp: float, deadline: float, watch: ClassWatch | None = None
+) -> tuple[list[Outcome], float]:
+    """Run every student concurrently, all within ``deadline`` seconds.
+
+    Parameters
+    ----------
+    plan : Plan
+        Server, seed, timeouts and timings.
+    sessions : int
+        How many students.
+    ramp : float
+        Starts are spread evenly (with a seeded jitter) over this many seconds.
+    deadline : float
+        Seconds allowed for the whole load; unfinished sessions count as errors.
+    watch : ClassWatch, optional
+        Reads the class's vote count while the load runs.
+
+    Returns
+    -------
+    outcomes : list of Outcome
+        One per session.
+    wall : float
+        Seconds the load took.
+    """
+    rng = random.Random(plan.seed)
+    client = http_client(max_clients=sessions)
+    t0 = time.perf_counter()
+    starts = [ramp * i / max(1, sessions) + rng.uniform(0, ramp / max(1, sessions)) for i in range(sessions)]
+    tasks = [asyncio.ensure_future(student(i, plan, client, starts[i], t0)) for i in range(sessions)]
+    if watch is not None:
+        watch.start(t0)
+    done, pending = await asyncio.wait(tasks, timeout=deadline)
+    if watch is not None:
+        await watch.stop(t0)
+    for task in pending:
+        task.cancel()
+    outcomes = []
+    for index, task in enumerate(tasks):
+        if task in done and not task.cancelled() and task.exception() is None:
+            outcomes.append(task.result())
+        else:
+            reason = "did not finish before the deadline" if task in pending else repr(task.exception())
+            outcomes.append(Outcome(index, error=reason))
+    if pending:
+        await asyncio.wait(pending, timeout=15)
+    client.close()
+    return outcomes, time.perf_counter() - t0
+
+
+# -- targets and scenarios ------------------------------------------------------------------------
