@@ -79,6 +79,7 @@ def timed(count: int, one: Callable[[], object]) -> list[tuple[float, float]]:
 
 
 def main() -> None:
+    """Run both clients side by side and print their client CPU per session."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sessions", type=int, default=20, help="sessions per client (default 20)")
     args = parser.parse_args()

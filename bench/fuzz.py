@@ -38,6 +38,7 @@ TARGETS = ("exercise", "queue", "roofline", "timeline")
 
 
 def parse_args() -> argparse.Namespace:
+    """The command line: how many actions, the seed, actions per page."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=10_000, help="random actions in all (default 10000)")
     parser.add_argument("--seed", type=int, default=SEED, help="the seed every choice comes from")
@@ -46,6 +47,7 @@ def parse_args() -> argparse.Namespace:
 
 
 def main() -> int:
+    """Fuzz every target in runs of fresh pages and print the counts; 1 on any violation or page error."""
     args = parse_args()
     tally = Tally()
     page_errors: list[str] = []

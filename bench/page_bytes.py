@@ -71,6 +71,7 @@ def kb(value: int) -> str:
 
 
 def main() -> None:
+    """Load a lesson on each way of serving asked for and print its bytes on the wire."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--first", default="overlap", help="the lesson of the first visit")
     parser.add_argument("--second", default="buckets", help="the lesson of the repeat visit")

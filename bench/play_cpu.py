@@ -68,6 +68,7 @@ def measure(browser: Browser, url: str, pid: int, seconds: float, press_play: bo
 
 
 def main() -> None:
+    """Play in Chromium and print the server's CPU per second of Play against an idle page."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=15.0)
     args = parser.parse_args()

@@ -50,6 +50,7 @@ def reference_ms() -> float:
 
 
 def main() -> None:
+    """Time one timeline schedule and a cap sweep at 512 layers and print them."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=20)
     parser.add_argument("--layers", type=int, default=512)

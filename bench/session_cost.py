@@ -47,6 +47,7 @@ def open_once(browser: Browser, url: str, ready: Ready, settle: float, pid: int)
 
 
 def main() -> None:
+    """Open lesson sessions on the app and the bare page in turn and print their CPU."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--opens", type=int, default=8, help="counted opens of each page")
     parser.add_argument("--warmup", type=int, default=2, help="uncounted opens of each page first")

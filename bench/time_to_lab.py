@@ -104,6 +104,7 @@ def summary(values: list[float]) -> str:
 
 
 def main() -> None:
+    """Open a lesson in Chromium, plain and throttled, and print the time to a working lab."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="visits per row (default 5)")
     parser.add_argument("--lesson", default="overlap", help="the lesson opened (default overlap)")
