@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -46,8 +47,11 @@ class LabKind:
         return tuple(self.units)
 
 
+@functools.cache
 def lab_kinds() -> dict[str, LabKind]:
     """Every lab a lesson may name, by key, from the labs' own registrations (labs/registry.py).
+
+    Built once per process (every exercise of every session asks for it); do not change it.
 
     Returns
     -------
