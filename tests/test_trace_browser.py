@@ -11,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from app.trace import TraceError, parse_trace
 from app.trace.ranks import combine_ranks
-from app.trace_view import figures_text
+from app.trace_shown import figures_text
 
 pytestmark = pytest.mark.browser
 

@@ -1,0 +1,127 @@
+"""What the trace page shows of the traces it has read: the readout's words, the alert, the bucket table, the Gantt.
+
+Pure functions of the parsed traces (no Panel), so the headless tests read them without a page;
+:mod:`app.trace_view` puts them on the page, one :class:`~app.trace_view.TraceView` per session.
+"""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+
+from app.trace import TraceError, parse_trace
+from app.trace.intervals import clip
+from app.trace.parse import RankTrace
+from app.trace.ranks import RunTimeline
+from app.trace.timeline import StepTimeline
+from labs.ui.palette import BLUE, ERROR_RED, EXPOSED_RED, ISSUE_BROWN, ORANGE, READY_NAVY
+
+READY_MARK, ISSUE_MARK = "▲", "▼"
+COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = BLUE, ORANGE, EXPOSED_RED
+GANTT_KEYS = ("start", "end", "row", "color", "label", "height", "dy")
+
+
+def ms(value: float) -> str:
+    """A time in ms with three decimals (a trace's clock has µs and better)."""
+    return f"{value:.3f}"
+
+
+def figures_text(tl: StepTimeline) -> str:
+    """The readout's figures: ``all-reduces = N · tail = … ms · exposed = … ms · step = … ms``."""
+    return (
+        f"all-reduces = {len(tl.buckets)} · tail = {ms(tl.tail_ms)} ms · exposed = {ms(tl.exposed_ms)} ms · "
+        f"step = {ms(tl.step_ms)} ms"
+    )
+
+
+def read_file(raw: bytes, name: str) -> RankTrace | str:
+    """Parse one dropped file; a refusal comes back as the sentence the alert line shows."""
+    try:
+        return parse_trace(raw, source=name)
+    except TraceError as refusal:
+        return str(refusal)
+    except Exception as error:  # noqa: BLE001 (a parser bug must not leave the page reading forever)
+        return f"{name}: could not be read ({type(error).__name__}); nothing else changed."
+
+
+def alert_html(message: str) -> str:
+    """The alert line: why files could not be read or combined (empty when all is well)."""
+    if not message:
+        return ""
+    return f'<p role="alert" style="color:{ERROR_RED};font-weight:600">{html.escape(message)}</p>'
+
+
+def measured_window(tl: StepTimeline) -> tuple[float, float]:
+    """Backward's start to the optimizer's start, in ms from backward's start: the window the lab models."""
+    return 0.0, (tl.optimizer_start - tl.backward_start) / 1e3
+
+
+def bucket_table(run: RunTimeline | None, tl: StepTimeline) -> str:
+    """The per-bucket table: bytes, gradients, ready, issue, start, end (ms from backward's start), last ready rank."""
+    zero = tl.backward_start
+    several = run is not None and len(run.timelines) > 1
+    heads = ["bucket", "MiB", "gradients", "ready", "issue", "start", "end"] + (["last ready"] if several else [])
+    rows = []
+    for b in tl.buckets:
+        grads = "?" if b.gradients is None else str(len(b.gradients))
+        cells = [
+            str(b.index + 1),
+            "?" if b.nbytes is None else f"{b.nbytes / 2**20:.3f}",
+            grads,
+            *(ms((x - zero) / 1e3) for x in (b.ready, b.issue, b.start, b.end)),
+        ]
+        if several:
+            cells.append(f"rank {run.last_ready_rank[b.index]}")
+        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    cell = "style='padding:2px 8px;text-align:right'"
+    who = "rank ?" if tl.rank is None else f"rank {tl.rank}"
+    return (
+        "<table style='border-collapse:collapse;font-size:0.9rem'>"
+        f"<caption style='text-align:left;font-weight:600'>Buckets of {html.escape(tl.step.label)} on {who} "
+        f"({html.escape(tl.backend)}), ms from the start of backward: backward compute ends at "
+        f"{ms((tl.backward_end - zero) / 1e3)}, the optimizer starts at {ms(measured_window(tl)[1])}</caption>"
+        f"<thead><tr>{''.join(f'<th {cell}>{h}</th>' for h in heads)}</tr></thead>"
+        f"<tbody>{''.join(rows).replace('<td>', f'<td {cell}>')}</tbody></table>"
+    )
+
+
+def gantt_columns(timelines: list[StepTimeline]) -> dict[str, list]:
+    """Bars for every rank: backward compute, each all-reduce, the exposed stretches, ready and issue marks."""
+    zero = min(t.backward_start for t in timelines)
+    columns: dict[str, list] = {key: [] for key in GANTT_KEYS}
+
+    def bar(start: float, end: float, row: str, color: str, label: str = "", height: float = 0.6, dy: int = -7):
+        for key, value in zip(
+            columns, ((start - zero) / 1e3, (end - zero) / 1e3, row, color, label, height, dy), strict=True
+        ):
+            columns[key].append(value)
+
+    for tl in timelines:
+        name = "rank ?" if tl.rank is None else f"rank {tl.rank}"
+        compute_row, comm_row = f"{name} backward", f"{name} all-reduce"
+        for start, end in tl.compute:
+            bar(start, end, compute_row, COMPUTE_COLOUR)
+        for b in tl.buckets:
+            bar(b.start, b.end, comm_row, COMM_COLOUR, f"bucket {b.index + 1}")
+            bar(b.ready, b.ready, comm_row, READY_NAVY, READY_MARK, 0.0, -22)
+            bar(b.issue, b.issue, comm_row, ISSUE_BROWN, ISSUE_MARK, 0.0, 8)
+        window = clip(tl.communication, tl.backward_start, tl.optimizer_start)
+        for start, end in _uncovered_pieces(window, tl.compute):
+            bar(start, end, comm_row, EXPOSED_COLOUR, "", 0.15)
+    return columns
+
+
+def _uncovered_pieces(pairs: np.ndarray, cover: np.ndarray) -> list[tuple[float, float]]:
+    pieces = []
+    for start, end in pairs:
+        cursor = start
+        for c_start, c_end in cover:
+            if c_end <= cursor or c_start >= end:
+                continue
+            if c_start > cursor:
+                pieces.append((cursor, c_start))
+            cursor = max(cursor, c_end)
+        if cursor < end:
+            pieces.append((cursor, end))
+    return pieces
