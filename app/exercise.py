@@ -12,6 +12,7 @@ from panel.viewable import Viewer
 from app.catalog import lab_kinds
 from app.content import Exercise, Step
 from app.exercise_card import ExerciseCard
+from app.lesson_text import LessonText
 from app.progress import ProgressStore
 from labs.numbers import NotANumber, fixed, parse_number
 from labs.timed import TimedModel, format_number
@@ -360,5 +361,5 @@ class ExerciseRunner(Viewer):
             "explanation_html": explanation,
         }
 
-    def __panel__(self) -> ExerciseCard:
-        return self.card
+    def __panel__(self) -> LessonText:
+        return LessonText([self.card])

@@ -1,30 +1,26 @@
-"""One guided exercise on the page: a single light component instead of a tree of widgets.
+"""What one guided exercise shows: its state, drawn by the lesson's text (``app.lesson_text``).
 
-A lesson page is built for every student, and each Panel widget or pane costs the server a Bokeh
-model or two (design.md: a session must be cheap). An exercise needs a named region, its steps, a
-prediction field, two buttons and a feedback line; here all of them are plain HTML elements that
-one ``JSComponent`` draws and keeps up to date. The server sends HTML fragments it has escaped
-(``steps_html``, ``feedback_html``) and small values; the page sends back one message per click
-(``{"action": "lock", "text": ...}`` or ``{"action": "start"}``).
+A lesson page is built for every student, and each Panel component costs the server a Bokeh model
+or two and the time to build them (design.md: a session must be cheap). An exercise needs a named
+region, its steps, a prediction field, two buttons and a feedback line; the lesson text draws all of
+them as plain HTML, for every exercise of the page, in one component. An :class:`ExerciseCard` is
+what one exercise shows: escaped HTML fragments (``steps_html``, ``feedback_html``) and small values.
+The page sends back one message per click (``{"action": "lock", "text": ...}`` or
+``{"action": "start"}``), which :meth:`ExerciseCard.receive` hands to the exercise.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import param
-from panel.custom import JSComponent
 
 from labs.ui.palette import inline
 
-EXERCISE_CARD_JS = (Path(__file__).parent / "assets" / "exercise_card.js").read_text(encoding="utf-8")
-
 CARD_CSS = inline("""
-:host { width: 100%; }
 section.exercise { border: 2px solid var(--ol-blue); border-radius: 8px; background: var(--ol-card-background);
-  padding: 4px 12px 8px; }
-h3 { margin: 6px 0; }
+  margin: 10px 0; padding: 4px 12px 8px; }
+section.exercise h3 { margin: 6px 0; }
 ol.steps { padding-left: 1.4em; margin: 6px 0; }
 ol.steps li { margin: 2px 0; }
 ol.steps li.done { color: var(--ol-done-green); }
@@ -50,9 +46,25 @@ form.predict :focus-visible { outline: 3px solid var(--ol-focus-orange); outline
 .class-line { color: var(--ol-navy); font-size: 0.92rem; }
 .class-line p { margin: 4px 0; }
 """)
+"""The cards' own style, inside the lesson text's shadow root."""
+
+CARD_FIELDS = (
+    "label",
+    "steps_html",
+    "prediction_label",
+    "prediction",
+    "locked",
+    "start_label",
+    "feedback_html",
+    "verdict",
+    "explanation_html",
+    "class_html",
+    "scroll_into_view",
+)
+"""What the page draws of a card, in the order it draws them (``prediction`` before ``locked``)."""
 
 
-class ExerciseCard(JSComponent):
+class ExerciseCard(param.Parameterized):
     """The page side of one exercise: ``<section role="region">`` with steps, prediction and feedback."""
 
     label = param.String(default="", doc="The region's accessible name, 'Exercise: <title>'.")
@@ -67,14 +79,22 @@ class ExerciseCard(JSComponent):
     class_html = param.String(default="", doc="The class line (shared with the instructor; 'class: …' after a reveal).")
     scroll_into_view = param.Boolean(default=False, doc="Scroll the card into view once drawn (a deep link).")
 
-    _esm = EXERCISE_CARD_JS
-
     def __init__(self, on_action: Callable[[dict], None] | None = None, **params):
-        params.setdefault("stylesheets", [CARD_CSS])
-        params.setdefault("sizing_mode", "stretch_width")
         super().__init__(**params)
         self._on_action = on_action
 
-    def _handle_msg(self, msg: object) -> None:
+    def shown(self) -> list:
+        """What the page draws, as values in :data:`CARD_FIELDS` order."""
+        return [getattr(self, name) for name in CARD_FIELDS]
+
+    def receive(self, msg: object) -> None:
+        """Hand one message from the page (a click on Lock or Start) to the exercise.
+
+        Parameters
+        ----------
+        msg : object
+            ``{"action": "lock", "text": ...}`` or ``{"action": "start"}``; anything else is passed on
+            for the exercise to refuse.
+        """
         if self._on_action is not None and isinstance(msg, dict):
             self._on_action(msg)

@@ -47,7 +47,7 @@ def runner_for(store: ClassStore, student: str = ME) -> ExerciseRunner:
 
 
 def lock(runner: ExerciseRunner, text: str) -> None:
-    runner.card._handle_msg({"action": "lock", "text": text})
+    runner.card.receive({"action": "lock", "text": text})
 
 
 def test_without_a_class_nothing_is_said_or_shared():

@@ -40,7 +40,7 @@ def feedback(runner) -> str:
 
 def lock(runner, text):
     """What the page sends when the student presses Lock prediction with ``text`` in the field."""
-    runner.card._handle_msg({"action": "lock", "text": text})
+    runner.card.receive({"action": "lock", "text": text})
 
 
 def prepare(lab, runner, arrival, service, prediction=None):
@@ -159,7 +159,7 @@ def test_try_again_and_switching_exercises(page):
     assert second.card.start_label == "Try again"
     lock(second, "1")
     assert second.card.locked and second.card.prediction == "1"
-    second.card._handle_msg({"action": "start"})
+    second.card.receive({"action": "start"})
     assert not second.card.locked and second.card.prediction == ""
     assert not second.locked and not lab.transport.allowed
 

@@ -253,7 +253,7 @@ def test_the_lab_fields_and_the_prediction_read_numbers_alike(typed):
         exercise=LESSON.exercises[0],
         lesson_slug=LESSON.slug,
     )
-    runner.card._handle_msg({"action": "lock", "text": typed})
+    runner.card.receive({"action": "lock", "text": typed})
     assert in_lab == expected and runner.prediction == expected
     if expected is None:
         assert "Your prediction" in runner.notice and "as a number" in runner.notice

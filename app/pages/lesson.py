@@ -13,10 +13,10 @@ from app.classroom import class_store
 from app.classroom.student import ClassShare
 from app.content import Exercise, Lesson
 from app.exercise import ExerciseRunner, ExerciseSession
+from app.lesson_text import LessonText
 from app.library import lessons, query_param
 from app.not_found import missing_lesson_html, shorten
 from app.progress import ProgressStore
-from app.prose import LessonProse
 from app.shell import deferred, page
 from labs.ui.palette import ERROR_RED
 
@@ -124,7 +124,7 @@ def lesson_view(
     """
     shelf = LabShelf()
     session = ExerciseSession()
-    text: list[pn.viewable.Viewable] = []
+    parts: list = []
     runners: list[ExerciseRunner] = []
     for part in lesson.parts:
         if isinstance(part, Exercise):
@@ -139,16 +139,16 @@ def lesson_view(
                 classroom=classroom,
             )
             runners.append(runner)
-            text.append(runner)
+            parts.append(runner.card)
         else:
-            text.append(LessonProse(_without_title(part, lesson.title), sizing_mode="stretch_width"))
-    text.append(pn.pane.HTML(_neighbours(lesson, "Lessons, end of page"), sizing_mode="stretch_width"))
+            parts.append(_without_title(part, lesson.title))
     for runner in runners:
         if runner.exercise.id == exercise_id:
             runner.card.scroll_into_view = True
             runner.start()
     text_column = pn.Column(
-        *text,
+        LessonText(parts),
+        pn.pane.HTML(_neighbours(lesson, "Lessons, end of page"), sizing_mode="stretch_width"),
         css_classes=["lesson-text"],
         sizing_mode="stretch_width",
         styles={"flex": "1 1 420px", "min-width": "300px"},

@@ -16,6 +16,7 @@ from functools import partial
 
 from tornado.httpclient import AsyncHTTPClient
 
+from app.exercise_card import CARD_FIELDS
 from bench.lib.class_records import STAGES, Outcome, Sample
 from bench.lib.class_watch import ClassWatch
 from bench.lib.document import DocIndex, ModelInfo
@@ -42,7 +43,8 @@ class LessonIds:
     readout: str
     arrival: str
     service: str
-    card: str
+    text: str
+    card: int
     play: str
 
     @classmethod
@@ -59,14 +61,21 @@ class LessonIds:
         LessonIds
             The PlaybackState, the readout ``Div`` (its own element is the live region,
             ``role="status"`` in its ``html_attributes``, and its text has ``backlog =``),
-            the λ and μ fields (:func:`field_id`), the Play button, and the exercise card (``app.exercise_card``,
-            a ``ReactiveESM`` whose data model is labelled "Exercise: A backlog that keeps growing";
-            the page has another card).
+            the λ and μ fields (:func:`field_id`), the Play button, the lesson text (``app.lesson_text``:
+            a ``ReactiveESM`` whose data model, ``LessonText<n>``, holds every card's values in
+            ``CARD_FIELDS`` order) and the index of the card labelled "Exercise: A backlog that keeps
+            growing" (the page has others).
         """
-        label = doc.one(label=f"Exercise: {EXERCISE_TITLE}")
-        cards = [m for m in doc.find("ReactiveESM") if (m.attributes.get("data") or {}).get("id") == label.id]
-        if len(cards) != 1:
-            raise ProtocolFailure(f"expected one exercise card for {EXERCISE_TITLE!r}, found {len(cards)}")
+        texts = [m for m in doc.find() if m.name.startswith("LessonText") and "cards" in m.attributes]
+        if len(texts) != 1:
+            raise ProtocolFailure(f"expected one lesson text (app.lesson_text), found {len(texts)}")
+        label = CARD_FIELDS.index("label")
+        shown = [card[label] for card in texts[0].attributes.get("cards", [])]
+        if shown.count(f"Exercise: {EXERCISE_TITLE}") != 1:
+            raise ProtocolFailure(f"expected one exercise card for {EXERCISE_TITLE!r} in {shown}")
+        components = [m for m in doc.find("ReactiveESM") if (m.attributes.get("data") or {}).get("id") == texts[0].id]
+        if len(components) != 1:
+            raise ProtocolFailure(f"expected one component drawing the lesson text, found {len(components)}")
         readouts = [m for m in doc.find("Div") if is_live_region(m) and "backlog =" in m.attributes.get("text", "")]
         if len(readouts) != 1:
             raise ProtocolFailure(f"expected one queue readout Div, found {len(readouts)}")
@@ -75,7 +84,8 @@ class LessonIds:
             readout=readouts[0].id,
             arrival=field_id(doc, ARRIVAL),
             service=field_id(doc, SERVICE),
-            card=cards[0].id,
+            text=components[0].id,
+            card=shown.index(f"Exercise: {EXERCISE_TITLE}"),
             play=doc.one("Button", label="Play").id,
         )
 
@@ -162,13 +172,13 @@ def field_id(doc: DocIndex, label: str) -> str:
 
 
 def feedback_said_correct(events: list[Event]) -> bool:
-    """A predicate: the PATCH-DOC sets an exercise card's feedback to a verdict of Correct."""
+    """A predicate: the PATCH-DOC gives an exercise card of the lesson text the verdict Correct."""
+    verdict = CARD_FIELDS.index("verdict")
     for event in events:
         new = event.get("new")
-        if event.get("attr") == "verdict" and new == "correct":
-            return True
-        if event.get("attr") == "feedback_html" and isinstance(new, str) and new.startswith("Correct"):
-            return True
+        if event.get("attr") == "cards" and isinstance(new, list):
+            if any(isinstance(card, list) and card[verdict] == "correct" for card in new):
+                return True
     return False
 
 
@@ -334,7 +344,7 @@ async def student(index: int, plan: Plan, client: AsyncHTTPClient, start_delay: 
         stage = "lock"
         await think()
         enabled = changed(ids.play, "disabled", lambda new: new is False)
-        lock = partial(session.send_msg, ids.card, {"action": "lock", "text": "1"})
+        lock = partial(session.send_msg, ids.text, {"card": ids.card, "action": "lock", "text": "1"})
         record(stage, await act(session, lock, enabled, timeout))
 
         for stage in ("step 1", "step 2"):

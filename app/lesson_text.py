@@ -1,0 +1,108 @@
+"""A lesson's text: its prose and its exercise cards, drawn by one component.
+
+A lesson page holds seven or so prose parts and as many exercises between them. Built as a Markdown
+pane per part and a component per card, they were about thirty Bokeh models and a fifth of the
+server's time to open a session (``bench/session_cost.py``); here they are one ``JSComponent``:
+
+- the prose is rendered from Markdown once per process (the lesson texts are the same for every
+  student) and sent once, as HTML;
+- each exercise's :class:`~app.exercise_card.ExerciseCard` is drawn between the prose parts where
+  the lesson puts it. When one of its values changes, the component sends the cards' values again
+  (``cards``: a list of values per card, in ``card_fields`` order; a few kB) and the page redraws
+  only what changed;
+- a click on Lock or Start comes back as one message, ``{"card": i, "action": ..., "text": ...}``,
+  and goes to that card.
+"""
+
+from __future__ import annotations
+
+import html
+from functools import cache, partial
+from pathlib import Path
+
+import panel as pn
+import param
+from panel.custom import JSComponent
+
+from app.exercise_card import CARD_CSS, CARD_FIELDS, ExerciseCard
+from labs.ui.palette import inline
+
+LESSON_TEXT_JS = (Path(__file__).parent / "assets" / "lesson_text.js").read_text(encoding="utf-8")
+
+PROSE_CSS = inline("""
+:host { width: 100%; }
+.prose h1 { margin-block: 0.34em; }
+.prose h2 { margin-block: 0.42em; }
+.prose h3 { margin-block: 0.5em; }
+.prose h4 { margin-block: 0.67em; }
+.prose ul, .prose ol { padding-inline-start: 2em; }
+.prose strong { font-weight: 600; }
+.prose a { color: var(--design-primary-color, var(--panel-primary-color)); }
+.prose code { color: var(--ol-code-blue); background: var(--ol-code-background); }
+.prose a.header-anchor { visibility: hidden; text-decoration: none; margin-left: 0.25em; }
+.prose h1:hover a.header-anchor, .prose h2:hover a.header-anchor, .prose h3:hover a.header-anchor,
+.prose a.header-anchor:focus { visibility: visible; }
+.prose td, .prose th { border: 1px solid; border-collapse: collapse; padding: 5px; }
+.prose p { overflow-wrap: break-word; }
+.prose pre { text-align: left; overflow-x: auto; }
+.prose .codehilite { background: var(--code-bg-color); }
+""")
+"""Panel's Markdown look (its ``markdown.css``), kept to the prose, with inline code at 10:1."""
+
+
+@cache
+def prose_html(markdown: str) -> str:
+    """Render lesson Markdown to HTML as Panel's Markdown pane does, once per process for each text.
+
+    Parameters
+    ----------
+    markdown : str
+        Trusted lesson text (a bounded set: only the course's own lessons come here).
+
+    Returns
+    -------
+    str
+        The HTML.
+    """
+    return html.unescape(pn.pane.Markdown()._transform_object(markdown)["object"])
+
+
+class LessonText(JSComponent):
+    """The prose and exercise cards of one lesson page, in the lesson's order."""
+
+    prose = param.List(default=[], item_type=str, doc="Each prose part's HTML, rendered once per process.")
+    order = param.List(default=[], doc="The parts in page order: ['prose', i] or ['card', j].")
+    card_fields = param.List(default=list(CARD_FIELDS), constant=True, doc="What each entry of ``cards`` holds.")
+    cards = param.List(default=[], doc="What each exercise card shows: its values in ``card_fields`` order.")
+
+    _esm = LESSON_TEXT_JS
+
+    def __init__(self, parts: list[str | ExerciseCard], **params):
+        prose: list[str] = []
+        order: list[list] = []
+        self._cards: list[ExerciseCard] = []
+        for part in parts:
+            if isinstance(part, ExerciseCard):
+                order.append(["card", len(self._cards)])
+                self._cards.append(part)
+            else:
+                order.append(["prose", len(prose)])
+                prose.append(prose_html(part))
+        params.setdefault("sizing_mode", "stretch_width")
+        params.setdefault("stylesheets", [PROSE_CSS, CARD_CSS])
+        params.setdefault("margin", (5, 10))  # a Markdown pane's, so the text lines up with the heading
+        super().__init__(prose=prose, order=order, cards=[card.shown() for card in self._cards], **params)
+        for index, card in enumerate(self._cards):
+            card.param.watch(partial(self._card_changed, index), list(CARD_FIELDS))
+
+    def _card_changed(self, index: int, *_events: param.parameterized.Event) -> None:
+        cards = list(self.cards)
+        cards[index] = self._cards[index].shown()
+        self.cards = cards
+
+    def _handle_msg(self, msg: object) -> None:
+        if not isinstance(msg, dict):
+            return
+        index = msg.get("card")
+        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(self._cards):
+            self._cards[index].receive({key: value for key, value in msg.items() if key != "card"})

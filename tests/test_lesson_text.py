@@ -1,0 +1,55 @@
+"""app.lesson_text: a lesson's prose and exercise cards in one component, headless."""
+
+from __future__ import annotations
+
+from app.exercise_card import CARD_FIELDS, ExerciseCard
+from app.lesson_text import LessonText, prose_html
+
+
+def _text_with_two_cards():
+    seen: list[tuple[str, dict]] = []
+    first = ExerciseCard(on_action=lambda msg: seen.append(("first", msg)), label="Exercise: One")
+    second = ExerciseCard(on_action=lambda msg: seen.append(("second", msg)), label="Exercise: Two")
+    text = LessonText(["Some *prose*.", first, "More prose.", second])
+    return text, first, second, seen
+
+
+def test_parts_keep_the_lessons_order_and_prose_is_html():
+    text, *_ = _text_with_two_cards()
+    assert text.order == [["prose", 0], ["card", 0], ["prose", 1], ["card", 1]]
+    assert text.prose == ["<p>Some <em>prose</em>.</p>\n", "<p>More prose.</p>\n"]
+    assert [card[CARD_FIELDS.index("label")] for card in text.cards] == ["Exercise: One", "Exercise: Two"]
+
+
+def test_prose_is_rendered_once_per_process():
+    prose_html.cache_clear()
+    LessonText(["The same text."])
+    LessonText(["The same text."])
+    assert prose_html.cache_info().misses == 1
+
+
+def test_a_card_change_is_sent_as_that_cards_values_only():
+    text, first, second, _ = _text_with_two_cards()
+    before = [list(card) for card in text.cards]
+    sent = []
+    text.param.watch(lambda event: sent.append(event.new), "cards")
+    second.param.update(steps_html="<ol><li>Reset</li></ol>", locked=True)
+    assert len(sent) == 1  # one update of several values is one message
+    assert text.cards[0] == before[0]
+    assert text.cards[1] == second.shown()
+    assert text.cards[1][CARD_FIELDS.index("locked")] is True
+
+
+def test_clicks_reach_their_card_and_anything_else_is_dropped():
+    text, _, _, seen = _text_with_two_cards()
+    text._handle_msg({"card": 1, "action": "lock", "text": "2,5"})
+    text._handle_msg({"card": 0, "action": "start"})
+    for bad in ({"card": 2, "action": "start"}, {"card": -1}, {"card": True}, {"card": "0"}, {"action": "start"}, [0]):
+        text._handle_msg(bad)
+    assert seen == [("second", {"action": "lock", "text": "2,5"}), ("first", {"action": "start"})]
+
+
+def test_the_field_empties_before_it_unlocks():
+    # Try again sends prediction "" and then locked False; the page draws fields in CARD_FIELDS order,
+    # so a combined update also empties the field before enabling it.
+    assert CARD_FIELDS.index("prediction") < CARD_FIELDS.index("locked")
