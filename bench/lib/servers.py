@@ -33,6 +33,8 @@ class ServerProcess:
         Variables set for the server on top of this process's own environment.
     start_timeout : float
         Seconds the server has to answer ``ready_url``.
+    cwd : pathlib.Path, optional
+        Where it runs: this checkout by default, or another (a worktree of an earlier commit).
 
     Raises
     ------
@@ -47,11 +49,14 @@ class ServerProcess:
         ready_url: str,
         env: Mapping[str, str] | None = None,
         start_timeout: float = 60.0,
+        cwd: Path | None = None,
     ):
         self.base_url = base_url
         self._log = tempfile.NamedTemporaryFile(prefix="overlap-bench-server-", suffix=".log", delete=False)
         try:
-            self.process = start_server(command, ready_url, self._log, env=env, timeout=start_timeout)
+            self.process = start_server(
+                command, ready_url, self._log, env=env, cwd=cwd or REPOSITORY, timeout=start_timeout
+            )
         except NotStarted as error:
             output = self.log_text()
             self._drop_log()
@@ -134,6 +139,9 @@ class AppServer(ServerProcess):
         or ``/healthz``, which answers 200 only once the process has built its cached pages.
     host : str
         The loopback name it listens on and is addressed by (``--address``).
+    cwd : pathlib.Path, optional
+        The checkout whose app to run: this one by default (``python -m app`` imports ``app`` from
+        its working directory, with this virtual environment's packages).
     """
 
     def __init__(
@@ -144,11 +152,12 @@ class AppServer(ServerProcess):
         env: dict[str, str] | None = None,
         ready_path: str = "/",
         host: str = LOOPBACK,
+        cwd: Path | None = None,
     ):
         self.port = port or free_port()
         base_url = f"http://{host}:{self.port}"
         command = [sys.executable, "-m", "app", "--port", str(self.port), "--address", host, *(extra_args or [])]
-        super().__init__(command, base_url, f"{base_url}{ready_path}", env=env, start_timeout=start_timeout)
+        super().__init__(command, base_url, f"{base_url}{ready_path}", env=env, start_timeout=start_timeout, cwd=cwd)
 
     def __enter__(self) -> AppServer:
         return self
