@@ -7,6 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import panel as pn
+import param
 
 from app import lean_serialization, panel_fixes
 from app.connection import ConnectionWatch
@@ -37,6 +38,11 @@ class CourseTemplate(pn.template.BootstrapTemplate):
 
     _template = Path(__file__).parent / "templates" / "course.html"
 
+    # No page reads or sets its URL from Python (a lesson's id and exercise come from the request's
+    # query, ``pn.state.session_args``), so Panel's Location model, which echoes the URL back to
+    # the server in a message per property as every page opens, is left out (``panel.io.location``).
+    location = param.Boolean(default=False, readonly=True, doc="Whether Panel adds its Location model (never).")
+
 
 def page(title: str, main: object, intro: str = "", extra_html: str = "") -> CourseTemplate:
     """Wrap ``main`` in the course's page frame.
@@ -62,7 +68,9 @@ def page(title: str, main: object, intro: str = "", extra_html: str = "") -> Cou
         # with it, Panel leaves out the JavaScript and CSS of every other extension imported in this
         # process (FileDropper's FilePond once the trace page has been served, Tabulator under
         # `panel serve`). Signatures are for IDEs; building them took most of the call's 15 ms.
-        pn.extension(apply_signatures=False)
+        # Nor does any page read the browser's details (dark mode, pixel ratio, language, time zone):
+        # without BrowserInfo the page sends seven fewer messages as it opens.
+        pn.extension(apply_signatures=False, browser_info=False)
     template = CourseTemplate(
         title=title,
         site="Overlap Lab",
