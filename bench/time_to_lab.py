@@ -14,7 +14,11 @@ through the Chrome DevTools Protocol: 4 Mbit/s down, 1.5 Mbit/s up, 150 ms round
 (``Network.emulateNetworkConditions``) and the page's CPU 4× slower (``Emulation.setCPUThrottlingRate``).
 The server runs unthrottled on this machine. Prints one table, median and worst of ``--runs``.
 
-Usage: ``.venv/bin/python bench/time_to_lab.py [--runs 5] [--lesson overlap]``
+With ``--before DIR`` (another checkout, such as ``git worktree add /tmp/before <commit>``) that
+checkout's app is opened in the same rounds too, visit for visit in turn with this one's: the
+machine's speed drifts between runs by more than most changes move these figures.
+
+Usage: ``.venv/bin/python bench/time_to_lab.py [--runs 5] [--lesson overlap] [--before DIR]``
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import argparse
 import statistics
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
@@ -108,28 +113,41 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="visits per row (default 5)")
     parser.add_argument("--lesson", default="overlap", help="the lesson opened (default overlap)")
+    parser.add_argument("--before", type=Path, help="another checkout whose app is opened in the same rounds")
     args = parser.parse_args()
-    app, bare = AppServer(ready_path="/healthz"), PanelServer("bare_lesson.py")
+    apps = {"app": AppServer(ready_path="/healthz")}
+    if args.before:
+        apps["before"] = AppServer(ready_path="/healthz", cwd=args.before.resolve())
+    bare = PanelServer("bare_lesson.py")
     rows = []
     try:
         with sync_playwright() as playwright:
             browser = launch(playwright)
-            time_app(browser, app.base_url, args.lesson, LOOPBACK)  # one visit to warm each server's caches
+            for app in apps.values():  # one visit to warm each server's caches
+                time_app(browser, app.base_url, args.lesson, LOOPBACK)
             time_bare(browser, bare, args.lesson, LOOPBACK)
             for conditions in (LOOPBACK, THROTTLED):
-                app_runs = [time_app(browser, app.base_url, args.lesson, conditions) for _ in range(args.runs)]
-                bare_runs = [time_bare(browser, bare, args.lesson, conditions) for _ in range(args.runs)]
-                rows.append((conditions.name, [r[0] for r in app_runs], [r[1] for r in app_runs], bare_runs))
+                runs: dict[str, list[tuple[float, float]]] = {name: [] for name in apps}
+                bare_runs = []
+                for _ in range(args.runs):
+                    for name, app in apps.items():
+                        runs[name].append(time_app(browser, app.base_url, args.lesson, conditions))
+                    bare_runs.append(time_bare(browser, bare, args.lesson, conditions))
+                for name, app_runs in runs.items():
+                    rows.append((conditions.name, name, [r[0] for r in app_runs], [r[1] for r in app_runs], bare_runs))
             browser.close()
     finally:
-        app.stop()
+        for app in apps.values():
+            app.stop()
         bare.stop()
     print(f"Time to a working lab, /lesson?id={args.lesson}, {args.runs} fresh profiles each, median / worst")
-    print("| conditions | app: readout shown | app: Step answered | bare page: heading shown |")
-    print("|---|---|---|---|")
-    for name, shown, working, bare_shown in rows:
-        print(f"| {name} | {summary(shown)} | {summary(working)} | {summary(bare_shown)} |")
-    throttled_working = rows[-1][2]
+    if args.before:
+        print(f"before: the app of {args.before}")
+    print("| conditions | app | readout shown | Step answered | bare page: heading shown |")
+    print("|---|---|---|---|---|")
+    for conditions_name, name, shown, working, bare_shown in rows:
+        print(f"| {conditions_name} | {name} | {summary(shown)} | {summary(working)} | {summary(bare_shown)} |")
+    throttled_working = next(row[3] for row in rows if row[0] == THROTTLED.name and row[1] == "app")
     verdict = "within" if max(throttled_working) <= GOAL_S else "beyond"
     print(f"Throttled, the worst working lab is {verdict} the {GOAL_S:.0f} s goal.")
 
