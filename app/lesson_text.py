@@ -77,7 +77,8 @@ class LessonText(JSComponent):
 
     _esm = LESSON_TEXT_JS
 
-    def __init__(self, parts: list[str | ExerciseCard], **params):
+    def __init__(self, parts: list[str | ExerciseCard], footer_html: str = "", **params):
+        """Lay out ``parts``: Markdown texts and cards, in order, then ``footer_html`` (trusted HTML) if any."""
         prose: list[str] = []
         order: list[list] = []
         self._cards: list[ExerciseCard] = []
@@ -88,6 +89,9 @@ class LessonText(JSComponent):
             else:
                 order.append(["prose", len(prose)])
                 prose.append(prose_html(part))
+        if footer_html:
+            order.append(["prose", len(prose)])
+            prose.append(footer_html)
         params.setdefault("sizing_mode", "stretch_width")
         params.setdefault("stylesheets", [PROSE_CSS, CARD_CSS])
         params.setdefault("margin", (5, 10))  # a Markdown pane's, so the text lines up with the heading

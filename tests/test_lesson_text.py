@@ -53,3 +53,9 @@ def test_the_field_empties_before_it_unlocks():
     # Try again sends prediction "" and then locked False; the page draws fields in CARD_FIELDS order,
     # so a combined update also empties the field before enabling it.
     assert CARD_FIELDS.index("prediction") < CARD_FIELDS.index("locked")
+
+
+def test_the_footer_is_trusted_html_after_every_part():
+    text = LessonText(["A *text*."], footer_html='<nav aria-label="Lessons, end of page"><a href="#">x</a></nav>')
+    assert text.order == [["prose", 0], ["prose", 1]]
+    assert text.prose[1] == '<nav aria-label="Lessons, end of page"><a href="#">x</a></nav>'

@@ -146,9 +146,9 @@ def lesson_view(
         if runner.exercise.id == exercise_id:
             runner.card.scroll_into_view = True
             runner.start()
-    text_column = pn.Column(
-        LessonText(parts),
-        pn.pane.HTML(_neighbours(lesson, "Lessons, end of page"), sizing_mode="stretch_width"),
+    text_column = LessonText(
+        parts,
+        footer_html=_neighbours(lesson, "Lessons, end of page"),
         css_classes=["lesson-text"],
         sizing_mode="stretch_width",
         styles={"flex": "1 1 420px", "min-width": "300px"},
