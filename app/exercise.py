@@ -116,6 +116,7 @@ class ExerciseRunner(Viewer):
         self.lab: Viewer | None = None
         self.model: TimedModel | None = None
         self._lab_provider = lab_provider
+        self._alone: LessonText | None = None
         spec: Exercise = self.exercise
         self.key = f"{self.lesson_slug}/{spec.id}"
         self.card = ExerciseCard(
@@ -362,4 +363,7 @@ class ExerciseRunner(Viewer):
         }
 
     def __panel__(self) -> LessonText:
-        return LessonText([self.card])
+        """The exercise's card on its own, built once (a lesson page draws every card in its text)."""
+        if self._alone is None:
+            self._alone = LessonText([self.card])
+        return self._alone

@@ -308,3 +308,12 @@ def test_try_again_empties_the_field_before_it_unlocks(page):
     runner.start()  # what "Try again" sends
     assert ("prediction", "") in seen and ("locked", False) in seen
     assert seen.index(("prediction", "")) < seen.index(("locked", False)), seen
+
+
+def test_an_exercise_on_its_own_draws_its_card_in_one_text(page):
+    _lab, _session, _progress, runners = page
+    runner = runners["growth"]
+    alone = runner.__panel__()
+    assert alone is runner.__panel__()  # built once: a second call adds no second watcher of the card
+    runner.card.prediction = "3"
+    assert alone.cards[0] == runner.card.shown()

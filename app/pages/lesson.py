@@ -13,6 +13,7 @@ from app.classroom import class_store
 from app.classroom.student import ClassShare
 from app.content import Exercise, Lesson
 from app.exercise import ExerciseRunner, ExerciseSession
+from app.exercise_card import ExerciseCard
 from app.lesson_text import LessonText
 from app.library import lessons, query_param
 from app.not_found import missing_lesson_html, shorten
@@ -124,7 +125,7 @@ def lesson_view(
     """
     shelf = LabShelf()
     session = ExerciseSession()
-    parts: list = []
+    parts: list[str | ExerciseCard] = []
     runners: list[ExerciseRunner] = []
     for part in lesson.parts:
         if isinstance(part, Exercise):
@@ -146,7 +147,7 @@ def lesson_view(
         if runner.exercise.id == exercise_id:
             runner.card.scroll_into_view = True
             runner.start()
-    text_column = LessonText(
+    text = LessonText(
         parts,
         footer_html=_neighbours(lesson, "Lessons, end of page"),
         css_classes=["lesson-text"],
@@ -173,7 +174,7 @@ def lesson_view(
 
     session.param.watch(show_active_lab, "active_lab")
     return pn.FlexBox(
-        text_column,
+        text,
         lab_slot,
         progress,
         flex_wrap="wrap",
