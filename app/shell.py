@@ -9,12 +9,13 @@ from pathlib import Path
 import panel as pn
 import param
 
-from app import lean_serialization, panel_fixes
+from app import lean_references, lean_serialization, panel_fixes
 from app.connection import ConnectionWatch
 from labs.ui.palette import NAVY, ROOT_CSS, inline
 
 panel_fixes.install()  # every page imports this module, on every way of serving
 lean_serialization.install()
+lean_references.install()
 
 CSS = inline("""
 #header a.title, #header span.title { font-size: 1.15rem; white-space: nowrap; color: var(--ol-white); }

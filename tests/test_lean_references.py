@@ -1,0 +1,101 @@
+"""app.lean_references: every page's reference walks find what Bokeh's own would, without reading defaults."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+import pytest
+from bokeh.core.properties import Instance, List, Nullable, String
+from bokeh.core.property.descriptors import PropertyDescriptor
+from bokeh.model import Model
+from bokeh.model import util as model_util
+
+from app import lean_references
+from app.server import routes
+from app.sessions import warm_up_paths
+from tests.test_lean_serialization import _page_document
+
+
+@pytest.fixture
+def walk(monkeypatch):
+    """Switch between Bokeh's own reference walk and the lean one within a test."""
+
+    def use(lean: bool) -> None:
+        visit = lean_references.visit_immediate_value_references if lean else lean_references._ORIGINAL
+        monkeypatch.setattr(model_util, "visit_immediate_value_references", visit)
+
+    return use
+
+
+def _found(doc) -> list[list[str]]:
+    """The ids each root's walk finds, in order, then those the document's own recount finds."""
+    per_root = [[model.id for model in model_util.collect_models(root)] for root in doc.roots]
+    doc.models.recompute()
+    return [*per_root, [model.id for model in doc.models]]
+
+
+@pytest.mark.parametrize("path", warm_up_paths(routes()))
+def test_every_page_walk_finds_the_same_models_in_the_same_order(path, walk):
+    doc = _page_document(path)
+    walk(lean=True)  # first: Bokeh's own walk fills in defaults as it reads them, the lean one does not
+    lean = _found(doc)
+    walk(lean=False)
+    assert lean == _found(doc)
+    assert sum(len(ids) for ids in lean[:-1]) >= len(lean[-1]) >= 5  # a real page, every model reached
+
+
+class Leaf(Model):
+    """A model to be found."""
+
+    __implementation__ = ""  # never sent to a browser
+    name_ = String(default="")
+
+
+class Holder(Model):
+    """A model holding others: one set, one built with it (an unstable default), one left at None."""
+
+    __implementation__ = ""
+    chosen = Nullable(Instance(Model))
+    made = Instance(Model, default=lambda: Leaf(name_="made"))
+    left = Nullable(Instance(Model))
+    kids = List(Instance(Model))
+
+
+def _reads(lean: bool, holder: Holder, walk) -> tuple[list[str], set[str]]:
+    """What a walk from ``holder`` finds, and which of its defaults it builds on the way."""
+    walk(lean=lean)
+    built = set()
+    original = PropertyDescriptor._get_default
+
+    def counted(descriptor, obj):
+        if obj is holder:
+            built.add(descriptor.name)
+        return original(descriptor, obj)
+
+    with mock.patch.object(PropertyDescriptor, "_get_default", autospec=True, side_effect=counted):
+        found = [model.name_ for model in model_util.collect_models(holder) if isinstance(model, Leaf)]
+    return found, built
+
+
+def test_a_default_that_holds_no_model_is_not_read(walk):
+    holder = Holder(chosen=Leaf(name_="chosen"), kids=[Leaf(name_="kid")])
+    lean_found, lean_built = _reads(True, holder, walk)
+    bokeh_found, bokeh_built = _reads(False, holder, walk)
+    assert lean_found == bokeh_found == ["chosen", "made", "kid"]
+    assert "left" in bokeh_built  # Bokeh's walk builds the unset default (None) to look in it
+    assert "left" not in lean_built
+
+
+def test_a_model_set_later_is_found(walk):
+    walk(lean=True)
+    holder = Holder()
+    assert [m.name_ for m in model_util.collect_models(holder) if isinstance(m, Leaf)] == ["made"]
+    holder.left = Leaf(name_="later")
+    assert [m.name_ for m in model_util.collect_models(holder) if isinstance(m, Leaf)] == ["made", "later"]
+
+
+def test_install_is_idempotent(monkeypatch):
+    monkeypatch.setattr(model_util, "visit_immediate_value_references", lean_references._ORIGINAL)
+    lean_references.install()
+    lean_references.install()
+    assert model_util.visit_immediate_value_references is lean_references.visit_immediate_value_references
