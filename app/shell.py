@@ -8,6 +8,7 @@ from pathlib import Path
 
 import panel as pn
 import param
+from bokeh.document import Document
 
 from app import lean_references, lean_serialization, panel_fixes
 from app.connection import ConnectionWatch
@@ -43,6 +44,28 @@ class CourseTemplate(pn.template.BootstrapTemplate):
     # query, ``pn.state.session_args``), so Panel's Location model, which echoes the URL back to
     # the server in a message per property as every page opens, is left out (``panel.io.location``).
     location = param.Boolean(default=False, readonly=True, doc="Whether Panel adds its Location model (never).")
+
+    def _init_doc(
+        self,
+        doc: Document | None = None,
+        comm: object | None = None,
+        title: str | None = None,
+        notebook: bool = False,
+        location: bool = True,
+    ) -> Document:
+        """Panel's ``_init_doc``, with the document's model count taken once, at the end.
+
+        Bokeh recounts a document's models (a walk of every reference from every root) each time a
+        root is added or a change is unfrozen; Panel adds a page's roots one by one and restyles
+        them, about seven recounts, each of the whole page so far, in one session's first piece.
+        Frozen, the document counts once, when Panel is done, and attaches every model then, its
+        theme applied as it is attached (``tests/test_template_freeze.py`` checks that every page's
+        document is the same either way).
+        """
+        if doc is None:
+            return super()._init_doc(doc, comm, title, notebook, location)
+        with doc.models.freeze():
+            return super()._init_doc(doc, comm, title, notebook, location)
 
 
 def page(title: str, main: object, intro: str = "", extra_html: str = "") -> CourseTemplate:
