@@ -10,13 +10,14 @@ import panel as pn
 import param
 from bokeh.document import Document
 
-from app import lean_references, lean_serialization, panel_fixes
+from app import lean_models, lean_references, lean_serialization, panel_fixes
 from app.connection import ConnectionWatch
 from labs.ui.palette import NAVY, ROOT_CSS, inline
 
 panel_fixes.install()  # every page imports this module, on every way of serving
 lean_serialization.install()
 lean_references.install()
+lean_models.install()
 
 CSS = inline("""
 #header a.title, #header span.title { font-size: 1.15rem; white-space: nowrap; color: var(--ol-white); }
