@@ -97,12 +97,19 @@ Usage::
     .venv/bin/python bench/class_load.py --url http://127.0.0.1:8080 [--scenario both]
         [--app-health http://127.0.0.1:5007/healthz,http://127.0.0.1:5008/healthz] [--no-compare-single]
     .venv/bin/python bench/class_load.py --sessions 150 --ramp 60 --compare-gc
+    .venv/bin/python bench/class_load.py --sessions 100 --ramp 60 --before /tmp/before
+
+With ``--before DIR`` (another checkout, such as ``git worktree add /tmp/before <commit>``) one
+process of that checkout's app runs the same class after this one's, and the two are printed side
+by side: this machine's speed drifts by a third within an hour, more than most changes move these
+figures, so a before/after compares only within one run.
 """
 
 from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
 import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
@@ -132,6 +139,11 @@ def parse_args() -> tuple[argparse.Namespace, list[Scenario]]:
         "--compare-gc",
         action="store_true",
         help="also run one process with Panel's own garbage collection (OVERLAP_GC=panel), side by side",
+    )
+    parser.add_argument(
+        "--before",
+        type=Path,
+        help="also run one process of another checkout (git worktree add /tmp/before <commit>), side by side",
     )
     parser.add_argument("--seed", type=int, default=1, help="seed for start jitter and think times")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds allowed for each click's response")
@@ -178,6 +190,8 @@ def main() -> None:
         columns.append(run_single(scenarios, options))
     if args.compare_gc:
         columns.append(run_single(scenarios, options, gc_policy="panel"))
+    if args.before:
+        columns.append(run_single(scenarios, options, checkout=args.before.resolve()))
     for index in range(len(scenarios)):
         compare([runs[index] for runs in columns])
     print(f"total run time: {time.perf_counter() - started:.1f} s")

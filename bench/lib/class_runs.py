@@ -12,6 +12,7 @@ import asyncio
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from bench.lib.app_health import CLUSTER_PORTS, AppProcess, discover, snapshot_all, wait_until_idle
@@ -214,7 +215,9 @@ def run_target(target: Target, scenarios: list[Scenario], options: Options) -> l
     return runs
 
 
-def run_single(scenarios: list[Scenario], options: Options, gc_policy: str = "frozen") -> list[Run]:
+def run_single(
+    scenarios: list[Scenario], options: Options, gc_policy: str = "frozen", checkout: Path | None = None
+) -> list[Run]:
     """Start one ``python -m app`` with the task timer, run the scenarios against it, stop it.
 
     Parameters
@@ -226,6 +229,8 @@ def run_single(scenarios: list[Scenario], options: Options, gc_policy: str = "fr
     gc_policy : str
         ``frozen`` (the app's own collector) or ``panel``: started with ``OVERLAP_GC=panel``
         (Panel's and CPython's own garbage collection, without app.collector), to compare the two.
+    checkout : pathlib.Path, optional
+        Another checkout of the app (``--before``) to start instead of this one.
 
     Returns
     -------
@@ -233,8 +238,9 @@ def run_single(scenarios: list[Scenario], options: Options, gc_policy: str = "fr
         One per scenario.
     """
     env = {**TIMER_ENV, **({"OVERLAP_GC": "panel"} if gc_policy == "panel" else {})}
-    with AppServer(env=env, ready_path="/healthz") as server:
+    with AppServer(env=env, ready_path="/healthz", cwd=checkout) as server:
         name = "single" if gc_policy == "frozen" else "single, gc panel"
+        name = f"before, {name}" if checkout is not None else name
         target = Target(name, server.base_url, [AppProcess(f"{server.base_url}/healthz")], server.problems)
         return run_target(target, scenarios, options)
 
