@@ -8,28 +8,22 @@ from bokeh.core.properties import Instance, List, Nullable, String
 from bokeh.model import Model
 
 from app import lean_models
-from app.server import routes
-from app.sessions import warm_up_paths
-from tests.test_lean_serialization import _page_document
-from tests.test_template_freeze import _shape
+from tests.page_documents import PAGE_PATHS, document_shape, page_document, switch
 
 
 @pytest.fixture
 def creation(monkeypatch):
     """Switch between Bokeh's own ``HasProps.__init__`` and the lean one within a test."""
 
-    def use(lean: bool) -> None:
-        monkeypatch.setattr(HasProps, "__init__", lean_models.__init__ if lean else lean_models._ORIGINAL)
-
-    return use
+    return switch(monkeypatch, HasProps, "__init__", lean_models.__init__, lean_models._ORIGINAL)
 
 
-@pytest.mark.parametrize("path", warm_up_paths(routes()))
+@pytest.mark.parametrize("path", PAGE_PATHS)
 def test_every_page_document_is_the_same_as_with_bokehs_own_creation(path, creation):
     creation(lean=True)
-    lean = _shape(_page_document(path))
+    lean = document_shape(page_document(path))
     creation(lean=False)
-    assert _shape(_page_document(path)) == lean
+    assert document_shape(page_document(path)) == lean
 
 
 class Leaf(Model):

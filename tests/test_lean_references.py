@@ -11,20 +11,15 @@ from bokeh.model import Model
 from bokeh.model import util as model_util
 
 from app import lean_references
-from app.server import routes
-from app.sessions import warm_up_paths
-from tests.test_lean_serialization import _page_document
+from tests.page_documents import PAGE_PATHS, page_document, switch
 
 
 @pytest.fixture
 def walk(monkeypatch):
     """Switch between Bokeh's own reference walk and the lean one within a test."""
 
-    def use(lean: bool) -> None:
-        visit = lean_references.visit_immediate_value_references if lean else lean_references._ORIGINAL
-        monkeypatch.setattr(model_util, "visit_immediate_value_references", visit)
-
-    return use
+    lean = lean_references.visit_immediate_value_references
+    return switch(monkeypatch, model_util, "visit_immediate_value_references", lean, lean_references._ORIGINAL)
 
 
 def _found(doc) -> list[list[str]]:
@@ -34,9 +29,9 @@ def _found(doc) -> list[list[str]]:
     return [*per_root, [model.id for model in doc.models]]
 
 
-@pytest.mark.parametrize("path", warm_up_paths(routes()))
+@pytest.mark.parametrize("path", PAGE_PATHS)
 def test_every_page_walk_finds_the_same_models_in_the_same_order(path, walk):
-    doc = _page_document(path)
+    doc = page_document(path)
     walk(lean=True)  # first: Bokeh's own walk fills in defaults as it reads them, the lean one does not
     lean = _found(doc)
     walk(lean=False)

@@ -2,53 +2,27 @@
 
 from __future__ import annotations
 
-from unittest import mock
-
 import pytest
 from bokeh.core.has_props import HasProps
 from bokeh.core.properties import Int, List, Required, String
 from bokeh.core.property.descriptors import UnsetValueError
 from bokeh.core.property.singletons import Undefined
-from bokeh.document import Document
 from bokeh.model import Model
-from panel.io.state import state
 
 from app import lean_serialization
-from app.server import routes
-from app.sessions import warm_up_paths
-
-
-def _page_document(path: str) -> Document:
-    """The document one session of ``path`` (with its query) starts with, built as a server builds it."""
-    route, _, query = path.partition("?")
-    args = {}
-    if query:
-        name, _, value = query.partition("=")
-        args[name] = [value.encode()]
-    doc = Document()
-    with mock.patch.object(type(state), "session_args", new_callable=mock.PropertyMock, return_value=args):
-        state.curdoc = doc
-        try:
-            routes()[route]().server_doc(doc)
-        finally:
-            state.curdoc = None
-    return doc
+from tests.page_documents import PAGE_PATHS, page_document, switch
 
 
 @pytest.fixture
 def bokeh_method(monkeypatch):
     """Switch between Bokeh's own method and the lean one within a test."""
-
-    def use(lean: bool) -> None:
-        method = lean_serialization.query_properties_with_values if lean else lean_serialization._ORIGINAL
-        monkeypatch.setattr(HasProps, "query_properties_with_values", method)
-
-    return use
+    lean = lean_serialization.query_properties_with_values
+    return switch(monkeypatch, HasProps, "query_properties_with_values", lean, lean_serialization._ORIGINAL)
 
 
-@pytest.mark.parametrize("path", warm_up_paths(routes()))
+@pytest.mark.parametrize("path", PAGE_PATHS)
 def test_every_page_serializes_as_bokeh_would(path, bokeh_method):
-    doc = _page_document(path)
+    doc = page_document(path)
     bokeh_method(lean=True)  # first: Bokeh's own method fills in defaults as it goes, the lean one does not
     lean = doc.to_json()
     bokeh_method(lean=False)

@@ -1,0 +1,71 @@
+"""Every page's session document, built as a server builds it, and ways to compare two builds of it.
+
+Used by the tests of the modules that make Bokeh and Panel do less work for the same document
+(``app/lean_*.py``, ``CourseTemplate._init_doc``): each builds or reads every page's document with
+the library's own code and with the lean code, and compares.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+from unittest import mock
+
+import pytest
+from bokeh.document import Document
+from panel.io.state import state
+
+from app.server import routes
+from app.sessions import warm_up_paths
+
+PAGE_PATHS = warm_up_paths(routes())
+"""One path (with its query) per page kind: every route, every lesson, every lab."""
+
+_NUMBER = re.compile(
+    r'(?<="p)\d+(?=")'  # a model id, "p1018"
+    r'|(?<=__ref:p)\d+(?=")'  # Panel's tag naming a model, "__ref:p1018"
+    r'|(?<=-)\d{8,}(?=")'  # a root's name with a Python object id, "main-140307240808080"
+    r'|(?<=[A-Za-z])\d{5}(?=")'  # a Parameterized object's default name, "ConnectionWatch00164"
+)
+
+
+def page_document(path: str) -> Document:
+    """The document one session of ``path`` (with its query) starts with, built as a server builds it."""
+    route, _, query = path.partition("?")
+    args = {}
+    if query:
+        name, _, value = query.partition("=")
+        args[name] = [value.encode()]
+    doc = Document()
+    with mock.patch.object(type(state), "session_args", new_callable=mock.PropertyMock, return_value=args):
+        state.curdoc = doc
+        try:
+            routes()[route]().server_doc(doc)
+        finally:
+            state.curdoc = None
+    return doc
+
+
+def renumbered(text: str) -> str:
+    """``text`` with each id and counter replaced by its order of first appearance (they differ between builds)."""
+    seen: dict[str, str] = {}
+    return _NUMBER.sub(lambda match: seen.setdefault(match.group(), f"#{len(seen)}"), text)
+
+
+def document_shape(doc: Document) -> tuple[str, int]:
+    """What the browser is sent and the template's sizing per root (ids renumbered), and how many models."""
+    sent = json.dumps([doc.to_json().content, doc._template_variables.get("sizing_modes", {})], default=repr)
+    return renumbered(sent), len(doc.models)
+
+
+def switch(
+    monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, lean_version: Any, own_version: Any
+) -> Callable[[bool], None]:
+    """A function ``use(lean)`` that puts the lean or the library's own ``owner.name`` in place for one test."""
+
+    def use(lean: bool) -> None:
+        monkeypatch.setattr(owner, name, lean_version if lean else own_version)
+
+    return use
