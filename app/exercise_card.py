@@ -48,24 +48,14 @@ form.predict :focus-visible { outline: 3px solid var(--ol-focus-orange); outline
 """)
 """The cards' own style, inside the lesson text's shadow root."""
 
-CARD_FIELDS = (
-    "label",
-    "steps_html",
-    "prediction_label",
-    "prediction",
-    "locked",
-    "start_label",
-    "feedback_html",
-    "verdict",
-    "explanation_html",
-    "class_html",
-    "scroll_into_view",
-)
-"""What the page draws of a card, in the order it draws them (``prediction`` before ``locked``)."""
-
 
 class ExerciseCard(param.Parameterized):
-    """The page side of one exercise: ``<section role="region">`` with steps, prediction and feedback."""
+    """The page side of one exercise: ``<section role="region">`` with steps, prediction and feedback.
+
+    The parameters are declared in the order the page draws them (:data:`CARD_FIELDS`):
+    ``prediction`` before ``locked``, so that a field emptied and then unlocked is empty once it
+    can be typed in.
+    """
 
     label = param.String(default="", doc="The region's accessible name, 'Exercise: <title>'.")
     steps_html = param.String(default="", doc="Heading, prompt, steps and notices, as escaped HTML.")
@@ -98,3 +88,7 @@ class ExerciseCard(param.Parameterized):
         """
         if self._on_action is not None and isinstance(msg, dict):
             self._on_action(msg)
+
+
+CARD_FIELDS = tuple(name for name in ExerciseCard.param if name != "name")
+"""What the page draws of a card, in the order it draws them: the parameters, as declared."""
