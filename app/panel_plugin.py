@@ -9,14 +9,20 @@ of Tornado routes, tried after every page's own routes and before Bokeh's top-le
 - ``/`` redirected to the index page (``/index``). The README's line does not pass ``--index
   index``: that would make the index the root app, whose own ``/static/...`` route Bokeh puts in
   front of every plugin's, and Bokeh's JavaScript would go uncompressed again.
+
+Importing it also turns off two of Bokeh's development checks, as ``python -m app`` does
+(:mod:`app.serving_settings`).
 """
 
 from __future__ import annotations
 
 from tornado.web import RedirectHandler
 
+from app import serving_settings
 from app.classroom.http import ClassDataHandler
 from app.compression import ROUTES as COMPRESSED_STATIC
+
+serving_settings.install()  # Bokeh's development checks off, as under python -m app (app.serving_settings)
 
 ROUTES = [
     *COMPRESSED_STATIC,

@@ -12,7 +12,7 @@ import panel as pn
 from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
-from app import collector, compression
+from app import collector, compression, serving_settings
 from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token
 from app.classroom.http import ClassDataHandler
 from app.content import SpecError
@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> None:
     """
     args = parse_args(argv)
     install_if_asked()
+    serving_settings.install()  # Bokeh's development checks off, unless the environment says (app.serving_settings)
     try:
         lessons()
     except SpecError as error:

@@ -10,7 +10,7 @@ import panel as pn
 import param
 from bokeh.document import Document
 
-from app import lean_models, lean_references, lean_serialization, panel_fixes
+from app import lean_config, lean_models, lean_references, lean_serialization, panel_fixes
 from app.connection import ConnectionWatch
 from labs.ui.palette import NAVY, ROOT_CSS, inline
 
@@ -54,18 +54,20 @@ class CourseTemplate(pn.template.BootstrapTemplate):
         notebook: bool = False,
         location: bool = True,
     ) -> Document:
-        """Panel's ``_init_doc``, with the document's model count taken once, at the end.
+        """Panel's ``_init_doc``, with the document's model count taken once, at the end, and a lean ``config.set``.
 
         Bokeh recounts a document's models (a walk of every reference from every root) each time a
         root is added or a change is unfrozen; Panel adds a page's roots one by one and restyles
         them, about seven recounts, each of the whole page so far, in one session's first piece.
         Frozen, the document counts once, when Panel is done, and attaches every model then, its
         theme applied as it is attached (``tests/test_template_freeze.py`` checks that every page's
-        document is the same either way).
+        document is the same either way). Panel sets the page's design around each part it renders
+        with ``config.set``; :func:`app.lean_config.lean_set` makes that save and restore only the
+        design, not every config parameter.
         """
         if doc is None:
             return super()._init_doc(doc, comm, title, notebook, location)
-        with doc.models.freeze():
+        with doc.models.freeze(), lean_config.lean_set():
             return super()._init_doc(doc, comm, title, notebook, location)
 
 

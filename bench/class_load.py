@@ -15,7 +15,8 @@ the same scenario against one ``python -m app`` the bench starts itself, after t
 Scenarios
 ---------
 ``--sessions N --ramp S`` (default 100 over 10 s), or ``--scenario lecture`` (300 students arriving
-uniformly over 120 s), ``burst`` (100 within 10 s) or ``both`` (lecture, then burst, on the same
+uniformly over 120 s), ``burst`` (100 within 10 s), ``seminar`` (100 over 60 s, the class one
+process is to hold: page open p95 ≤ 5 s, click p95 ≤ 250 ms) or ``both`` (lecture, then burst, on the same
 servers; between the two the bench waits until every process's ``/healthz`` reports 0 live
 sessions, and says so if they do not drop within ``--idle-timeout``).
 
@@ -126,7 +127,9 @@ def parse_args() -> tuple[argparse.Namespace, list[Scenario]]:
     parser.add_argument("--sessions", type=int, help="students (default 100)")
     parser.add_argument("--ramp", type=float, help="seconds over which students arrive (default 10)")
     parser.add_argument(
-        "--scenario", choices=("lecture", "burst", "both"), help="a preset instead of --sessions/--ramp"
+        "--scenario",
+        choices=("lecture", "burst", "seminar", "both"),
+        help="a preset instead of --sessions/--ramp (both: lecture then burst)",
     )
     parser.add_argument("--url", help="run against this running server (e.g. http://127.0.0.1:8080) instead")
     parser.add_argument("--app-health", help="comma-separated /healthz URLs of the app processes behind --url")

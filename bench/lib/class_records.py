@@ -100,7 +100,7 @@ class Scenario:
     Attributes
     ----------
     name : str
-        ``lecture``, ``burst`` or ``custom``.
+        ``lecture``, ``burst``, ``seminar`` or ``custom``.
     sessions : int
         Students.
     ramp : float
@@ -201,8 +201,16 @@ SCENARIOS = {
         click_open_p95_ms=100.0,
     ),
     "burst": Scenario("burst", 100, 10.0, "100 students within 10 s", all_open_s=30.0, click_p95_ms=500.0),
+    "seminar": Scenario(
+        "seminar",
+        100,
+        60.0,
+        "100 students arriving uniformly over 60 s (one process: make serve for a seminar)",
+        open_p95_s=5.0,
+        click_p95_ms=250.0,
+    ),
 }
-"""The design's scenarios (design.md), by name, with their budgets."""
+"""The design's scenarios (design.md) and the seminar one process is to hold (issue 20), with budgets."""
 
 
 def custom_scenario(sessions: int, ramp: float) -> Scenario:
