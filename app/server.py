@@ -12,7 +12,7 @@ import panel as pn
 from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
-from app import collector, compression, serving_settings
+from app import collector, compression, page_html, serving_settings
 from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token
 from app.classroom.http import ClassDataHandler
 from app.content import SpecError
@@ -142,6 +142,7 @@ def main(argv: list[str] | None = None) -> None:
         configure(None)
     origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
     enable_session_reuse()
+    page_html.install()  # each page kind's HTML rendered once, each request's token put in a copy (app.page_html)
     if os.environ.get(collector.POLICY_ENV, "frozen") != "panel":  # "panel": as Panel does it, to compare
         collector.install()  # full garbage collections rare, and after discards only (app.collector)
     pages = routes()
