@@ -126,7 +126,8 @@ def _budget(run: Run, figures: Figures, budget_ms: float) -> None:
     found = checks(scenario, figures)
     verdict = "PASS" if all(c.ok for c in found.values()) else "FAIL"
     broken = [f"{key} ({c.limit})" for key, c in found.items() if not c.ok]
-    print(f"budget (design.md, {scenario.text}): {verdict}" + (f"; over: {', '.join(broken)}" if broken else ""))
+    source = "issue 20" if scenario.name == "seminar" else "design.md"
+    print(f"budget ({source}, {scenario.text}): {verdict}" + (f"; over: {', '.join(broken)}" if broken else ""))
 
 
 def report(run: Run, budget_ms: float) -> None:
