@@ -11,9 +11,10 @@ the token that names the student's new session.
 goes, keeps it beside the session's document, and answers each later request for that session with
 the placeholder replaced by the request's token. Everything the page depends on besides the document
 is part of the key (the path's depth, the resources' mode and root, the title, the template and its
-variables, Panel's theme and loading spinner), so a change renders it again. A session that is not
-one of Panel's cached ones (``panel serve``, which does not reuse sessions, or Panel's own warm
-reuse) goes to Panel's function as before. ``tests/test_page_html.py`` compares the two renderings.
+variables, Panel's theme and loading spinner), and so are the document's roots and model count (a
+cached session's document does not change once built, but if it did), so a change renders it again.
+A session that is not one of Panel's cached ones (under ``panel serve``, which does not reuse
+sessions) goes to Panel's function as before. ``tests/test_page_html.py`` compares the two renderings.
 """
 
 from __future__ import annotations
@@ -45,7 +46,8 @@ def _key(session: Any, resources: Any, title: str, template: Any, template_varia
         rel_path = state.rel_path
         spinner = (config.theme, config.global_loading_spinner, config.loading_spinner)
     variables = tuple(sorted((name, repr(value)) for name, value in (template_variables or {}).items()))
-    return (rel_path, resources.mode, resources.root_url, title, id(template), spinner, variables)
+    shape = (tuple(root.id for root in session.document.roots), len(session.document.models))
+    return (shape, rel_path, resources.mode, resources.root_url, title, id(template), spinner, variables)
 
 
 def server_html_page(

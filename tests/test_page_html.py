@@ -6,6 +6,7 @@ import re
 from types import SimpleNamespace
 
 import pytest
+from bokeh.models import Div
 from panel.io import server as panel_server
 from panel.io.resources import Resources
 from panel.io.state import state
@@ -85,6 +86,14 @@ def test_a_change_of_what_the_page_depends_on_renders_it_again(cached_session, p
     request(session, "token-1")
     request(session, "token-2", title="Another title")
     assert "Another title" in request(session, "token-3", title="Another title")
+    assert panel_renders == [page_html.PLACEHOLDER, page_html.PLACEHOLDER]
+
+
+def test_a_change_to_the_cached_document_renders_it_again(cached_session, panel_renders):
+    session = cached_session("/")
+    request(session, "token-1")
+    session.document.add_root(Div(text="a new root"))
+    request(session, "token-2")
     assert panel_renders == [page_html.PLACEHOLDER, page_html.PLACEHOLDER]
 
 
