@@ -46,7 +46,8 @@ def _key(session: Any, resources: Any, title: str, template: Any, template_varia
         rel_path = state.rel_path
         spinner = (config.theme, config.global_loading_spinner, config.loading_spinner)
     variables = tuple(sorted((name, repr(value)) for name, value in (template_variables or {}).items()))
-    shape = (tuple(root.id for root in session.document.roots), len(session.document.models))
+    doc = session.document
+    shape = (tuple(root.id for root in doc.roots), len(doc.models))
     return (shape, rel_path, resources.mode, resources.root_url, title, id(template), spinner, variables)
 
 
