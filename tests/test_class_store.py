@@ -136,6 +136,29 @@ def test_a_locked_sqlite_file_says_so_instead_of_waiting_for_ever(tmp_path):
     store.dispose()
 
 
+def test_a_process_still_holding_the_lock_at_start_up_is_waited_for(tmp_path, monkeypatch):
+    """Two cluster processes starting at once on a loaded machine: the second outlasts the busy timeout."""
+    from app.classroom import store as store_module
+
+    path = tmp_path / "class.db"
+    holder = sqlite3.connect(path, timeout=0, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # the other process, in the middle of creating the schema
+    retries = []
+
+    def other_process_done(seconds: float) -> None:  # the store's pause before its next try
+        retries.append(seconds)
+        if holder.in_transaction:
+            holder.rollback()
+
+    monkeypatch.setattr(store_module, "SQLITE_BUSY_TIMEOUT_S", 0.1)
+    monkeypatch.setattr(store_module.time, "sleep", other_process_done)
+    store = ClassStore(f"sqlite:///{path}")
+    assert len(retries) == 1  # the first try gave up on the lock; the second, after it was released, worked
+    assert store.version() == SCHEMA_VERSION and store.lock("a/b", STUDENTS[0], 1.0)[1]
+    store.dispose()
+    holder.close()
+
+
 def test_a_database_that_is_not_there_is_one_sentence():
     with pytest.raises(StoreUnavailable, match="cannot be opened"):
         ClassStore("postgresql+psycopg://nobody@127.0.0.1:1/none")

@@ -29,6 +29,12 @@ SCHEMA_VERSION = 1
 SQLITE_BUSY_TIMEOUT_S = 2.0
 """How long an SQLite write waits for another process's write before it gives up (not shared)."""
 
+CREATE_ATTEMPTS = 8
+"""Tries at creating the schema when another process is doing the same at start-up."""
+
+RACE_SIGNS = ("already exists", "database is locked")
+"""What a driver says when another process got there first or is still there."""
+
 metadata = sa.MetaData()
 schema_version = sa.Table("schema_version", metadata, sa.Column("version", sa.Integer, nullable=False))
 rounds = sa.Table(
@@ -95,8 +101,12 @@ class ClassStore:
         self._create()
 
     def _create(self) -> None:
-        """Create the schema and record its version; processes starting together may race, so retry."""
-        for attempt in range(5):
+        """Create the schema and record its version; processes starting together may race, so retry.
+
+        Racing means another process made the same table or row first, or held SQLite's lock past the
+        busy timeout while making them (a loaded machine starting the cluster's processes at once).
+        """
+        for attempt in range(CREATE_ATTEMPTS):
             try:
                 metadata.create_all(self.engine)  # checks first: a table another process made is kept
                 with self.engine.begin() as db:
@@ -104,8 +114,8 @@ class ClassStore:
                         db.execute(schema_version.insert().values(version=SCHEMA_VERSION))
                 return
             except SQLAlchemyError as error:
-                racing = isinstance(error, IntegrityError) or "already exists" in str(error)
-                if not racing or attempt == 4:
+                racing = isinstance(error, IntegrityError) or any(sign in str(error) for sign in RACE_SIGNS)
+                if not racing or attempt == CREATE_ATTEMPTS - 1:
                     raise StoreUnavailable(f"the class database cannot be opened ({_reason(error)})") from None
                 time.sleep(0.05 * (attempt + 1))  # the other process finishes its CREATE meanwhile
 
