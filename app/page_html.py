@@ -42,11 +42,11 @@ def _is_cached_session(session: Any) -> bool:
 
 def _key(session: Any, resources: Any, title: str, template: Any, template_variables: dict | None) -> tuple:
     """Everything besides the document a page's HTML depends on, for one request."""
-    with set_curdoc(session.document):
+    doc = session.document
+    with set_curdoc(doc):
         rel_path = state.rel_path
         spinner = (config.theme, config.global_loading_spinner, config.loading_spinner)
     variables = tuple(sorted((name, repr(value)) for name, value in (template_variables or {}).items()))
-    doc = session.document
     shape = (tuple(root.id for root in doc.roots), len(doc.models))
     return (shape, rel_path, resources.mode, resources.root_url, title, id(template), spinner, variables)
 
