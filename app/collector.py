@@ -14,8 +14,14 @@ collections from then on walk only what was made since. A discarded session's ob
 once where nothing else refers to them; what they hold in cycles waits, frozen, for a thaw:
 :func:`collect_discarded` (in place of Panel's own collection) unfreezes and walks everything only
 once as many sessions have been discarded since the last thaw as are still open, and always when
-none is open (the end of a lecture). The pause is then as rare as the garbage is large, the memory
-held back at most about the open sessions' own.
+none is open (the end of a lecture). The memory held back is at most about the open sessions' own.
+
+Most of a discarded session's cycles need no thaw: :mod:`app.session_sweep` finds them from the
+session's own objects (weak references taken as it was built) and breaks them, one session per
+event-loop callback, walking that session and not the open ones. What a sweep misses (a few percent
+of a lesson session, measured) waits for the thaw, which is therefore due only once the discarded
+sessions since the last one reach :data:`THAW_FACTOR` times the open sessions (a sweep given up
+counts as that many), or when none is open.
 """
 
 from __future__ import annotations
@@ -23,11 +29,19 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import time
+import weakref
+from functools import partial
 
 from panel.io import document as panel_cleanup
 from panel.io.state import state
+from tornado.ioloop import IOLoop
+
+from app import session_sweep
 
 _PANEL_COLLECT = panel_cleanup._garbage_collect
+
+THAW_FACTOR = 4
+"""A swept session leaves this many times less garbage than an unswept one, at least."""
 
 POLICY_ENV = "OVERLAP_GC"
 """Set to ``panel`` to serve without this module (Panel's and CPython's own collections), to compare."""
@@ -41,6 +55,12 @@ class Collector:
     discarded_since_thaw = 0
     freezes = 0
     thaws = 0
+    swept = 0
+    sweeps_given_up = 0
+    objects_swept = 0
+    longest_sweep_ms = 0.0
+    held_back = 0.0  # discarded sessions' garbage since the last thaw, in unswept sessions' worth
+    pending: list[list[weakref.ref]] = []  # discarded sessions' roots, not yet swept
 
     @classmethod
     def report(cls) -> dict[str, int]:
@@ -50,6 +70,10 @@ class Collector:
             "discarded_since_thaw": cls.discarded_since_thaw,
             "freezes": cls.freezes,
             "thaws": cls.thaws,
+            "swept": cls.swept,
+            "sweeps_given_up": cls.sweeps_given_up,
+            "objects_swept": cls.objects_swept,
+            "longest_sweep_ms": round(cls.longest_sweep_ms, 1),
             "frozen_objects": gc.get_freeze_count(),
             "installed": int(cls.installed),
         }
@@ -69,17 +93,27 @@ def track_session(doc) -> None:
     if not Collector.installed:
         return
 
+    built = session_sweep.session_roots(doc)  # the first piece, before another session's freeze hides it
+    freezes_then = Collector.freezes
+
     def loaded() -> None:
         Collector.open_sessions += 1
-        doc.on_session_destroyed(_discarded)
+        roots = session_sweep.session_roots(doc)
+        if Collector.freezes != freezes_then:  # else ``roots`` already holds all of ``built``
+            roots += built
+        doc.on_session_destroyed(partial(_discarded, roots))
         freeze_session()
 
     state.onload(loaded)  # after the page's own onload callbacks: the lab is built by then
 
 
-def _discarded(_session_context: object) -> None:
+def _discarded(roots: list[weakref.ref] | None, _session_context: object) -> None:
     Collector.open_sessions = max(0, Collector.open_sessions - 1)
     Collector.discarded_since_thaw += 1
+    if roots:
+        Collector.pending.append(roots)
+    else:
+        Collector.held_back += 1
 
 
 def freeze_session() -> None:
@@ -95,21 +129,43 @@ def thaw() -> None:
     gc.collect()
     gc.freeze()
     Collector.discarded_since_thaw = 0
+    Collector.held_back = 0.0
     Collector.thaws += 1
 
 
 def collect_discarded() -> None:
-    """In place of Panel's full collection after a discard: a young one, or a thaw when it is due.
+    """In place of Panel's full collection after a discard: sweep the discarded sessions, then thaw if due.
 
     Like Panel's, it waits until no session has been discarded for a few seconds (a tab closed in
-    a crowd is followed by others).
+    a crowd is followed by others). Each sweep is its own event-loop callback, so that clicks are
+    answered between them.
     """
     quiet_for = time.monotonic() - panel_cleanup._panel_last_cleanup
     if quiet_for < panel_cleanup.GC_DEBOUNCE:
         at = dt.datetime.now() + dt.timedelta(seconds=panel_cleanup.GC_DEBOUNCE - quiet_for)
         state.schedule_task("gc.collect", collect_discarded, at=at)
         return
-    if Collector.discarded_since_thaw >= max(1, Collector.open_sessions):
+    sweep_next()
+
+
+def sweep_next() -> None:
+    """Sweep one discarded session and come back for the next; once none is left, thaw if due."""
+    if Collector.pending:
+        started = time.perf_counter()
+        result = session_sweep.sweep(Collector.pending.pop(0))
+        Collector.longest_sweep_ms = max(Collector.longest_sweep_ms, 1000 * (time.perf_counter() - started))
+        if result.given_up:
+            Collector.sweeps_given_up += 1
+            Collector.held_back += 1
+        else:
+            Collector.swept += 1
+            Collector.objects_swept += result.unreachable
+            Collector.held_back += 1 / THAW_FACTOR
+        IOLoop.current().add_callback(sweep_next)
+        return
+    if Collector.discarded_since_thaw and (
+        Collector.open_sessions == 0 or Collector.held_back >= Collector.open_sessions
+    ):
         thaw()
     else:
         gc.collect(1)
@@ -119,3 +175,9 @@ def install() -> None:
     """Use :func:`collect_discarded` where Panel would collect in full after a discard."""
     panel_cleanup._garbage_collect = collect_discarded
     Collector.installed = True
+
+
+def mark_shared() -> None:
+    """What start-up left alive is shared by every session: a sweep stops there (only when installed)."""
+    if Collector.installed:
+        session_sweep.mark_shared()

@@ -23,7 +23,7 @@ from panel.io.resources import LOCAL_DIST
 from tornado.httpclient import AsyncHTTPClient
 from tornado.httputil import HTTPServerRequest
 
-from app.collector import track_session
+from app.collector import mark_shared, track_session
 from app.library import lessons
 from labs.registry import registrations
 
@@ -146,4 +146,5 @@ def settle_garbage_collector() -> None:
     sessions.
     """
     gc.collect()
+    mark_shared()  # app.session_sweep stops at these objects
     gc.freeze()

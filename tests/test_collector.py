@@ -21,8 +21,19 @@ class Node:
 
 @pytest.fixture(autouse=True)
 def clean_counts(monkeypatch):
-    for name in ("open_sessions", "discarded_since_thaw", "freezes", "thaws"):
+    for name in (
+        "open_sessions",
+        "discarded_since_thaw",
+        "freezes",
+        "thaws",
+        "swept",
+        "sweeps_given_up",
+        "objects_swept",
+    ):
         monkeypatch.setattr(Collector, name, 0)
+    monkeypatch.setattr(Collector, "held_back", 0.0)
+    monkeypatch.setattr(Collector, "longest_sweep_ms", 0.0)
+    monkeypatch.setattr(Collector, "pending", [])
     monkeypatch.setattr(document, "_panel_last_cleanup", 0.0)  # no discard "just now": no debounce
     yield
     gc.unfreeze()
@@ -35,12 +46,12 @@ def test_a_frozen_session_is_not_walked_and_its_cycles_wait_for_a_thaw():
     assert gc.get_freeze_count() > 0 and Collector.freezes == 1
     Collector.open_sessions = 3
     del session  # the session is discarded: its cycle is frozen garbage now
-    collector._discarded(None)
+    collector._discarded(None, None)
     gc.collect()
     assert alive() is not None  # a full collection does not walk frozen objects
     collector.collect_discarded()  # 1 discarded, 2 open: not due
     assert alive() is not None and Collector.thaws == 0
-    collector._discarded(None)
+    collector._discarded(None, None)
     collector.collect_discarded()  # 2 discarded, 1 open: due
     assert alive() is None and Collector.thaws == 1 and Collector.discarded_since_thaw == 0
     assert gc.get_freeze_count() > 0  # what is still alive is frozen again
@@ -48,7 +59,7 @@ def test_a_frozen_session_is_not_walked_and_its_cycles_wait_for_a_thaw():
 
 def test_the_last_session_discarded_thaws_at_once():
     Collector.open_sessions = 1
-    collector._discarded(None)
+    collector._discarded(None, None)
     collector.collect_discarded()
     assert Collector.thaws == 1 and Collector.open_sessions == 0
 
@@ -57,7 +68,7 @@ def test_a_discard_just_now_waits_like_panels_collection(monkeypatch):
     scheduled = []
     monkeypatch.setattr(collector.state, "schedule_task", lambda name, callback, at: scheduled.append((name, at)))
     monkeypatch.setattr(document, "_panel_last_cleanup", collector.time.monotonic())
-    collector._discarded(None)
+    collector._discarded(None, None)
     collector.collect_discarded()
     assert Collector.thaws == 0 and scheduled and scheduled[0][0] == "gc.collect"
 
@@ -74,6 +85,41 @@ def test_the_report_counts():
         "discarded_since_thaw",
         "freezes",
         "thaws",
+        "swept",
+        "sweeps_given_up",
+        "objects_swept",
+        "longest_sweep_ms",
         "frozen_objects",
         "installed",
     }
+
+
+def test_a_swept_discard_weighs_a_quarter_of_an_unswept_one_towards_the_thaw(monkeypatch):
+    monkeypatch.setattr(collector.IOLoop, "current", lambda: type("Loop", (), {"add_callback": lambda self, f: None})())
+    Collector.open_sessions = 3
+    session = Node()
+    alive = weakref.ref(session)
+    collector.freeze_session()
+    roots = [weakref.ref(session)]
+    del session
+    collector._discarded(roots, None)  # Bokeh's destroy callback, with this session's roots
+    assert Collector.pending == [roots] and Collector.open_sessions == 2
+    collector.collect_discarded()  # sweeps it: its cycle is freed, no thaw
+    assert alive() is None and Collector.swept == 1 and Collector.thaws == 0
+    assert Collector.held_back == 1 / collector.THAW_FACTOR
+    collector.sweep_next()  # nothing pending: 0.25 held back against 2 open is not due
+    assert Collector.thaws == 0
+    for _ in range(7):
+        collector._discarded([], None)  # seven without roots: a full session's worth each
+    collector.sweep_next()
+    assert Collector.thaws == 1 and Collector.held_back == 0.0
+
+
+def test_a_sweep_given_up_counts_as_an_unswept_session(monkeypatch):
+    monkeypatch.setattr(collector.IOLoop, "current", lambda: type("Loop", (), {"add_callback": lambda self, f: None})())
+    monkeypatch.setattr(collector.session_sweep, "MAX_WALK", 0)
+    Collector.open_sessions = 5
+    session = Node()
+    collector._discarded([weakref.ref(session)], None)
+    collector.sweep_next()
+    assert Collector.sweeps_given_up == 1 and Collector.held_back == 1 and Collector.thaws == 0

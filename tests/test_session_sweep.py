@@ -1,0 +1,163 @@
+"""app.session_sweep: a discarded session's cycles are freed without a full collection, and nothing alive is touched."""
+
+from __future__ import annotations
+
+import gc
+import weakref
+from contextlib import contextmanager
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from panel.io.document import _cleanup_doc
+
+from app import session_sweep
+from tests.page_documents import document_shape, page_document
+
+
+class Node:
+    """An object of a made-up session: its edges are its references to other nodes."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.edges: list[Node] = []
+
+
+@contextmanager
+def collector_off():
+    """No automatic collection while a test looks at what only a sweep may have freed."""
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+graphs = st.integers(min_value=1, max_value=30).flatmap(
+    lambda size: st.tuples(
+        st.just(size),
+        st.lists(st.tuples(st.integers(0, size - 1), st.integers(0, size - 1)), max_size=3 * size),
+        st.sets(st.integers(0, size - 1), max_size=size),
+        st.sets(st.integers(0, size - 1), min_size=1, max_size=size),
+    )
+)
+
+
+def reach(starts, successors) -> set[int]:
+    """The node indices reachable from ``starts`` (themselves included)."""
+    seen: set[int] = set()
+    stack = list(starts)
+    while stack:
+        index = stack.pop()
+        if index not in seen:
+            seen.add(index)
+            stack.extend(successors[index])
+    return seen
+
+
+@settings(max_examples=150, deadline=None)
+@given(graphs)
+def test_a_sweep_frees_exactly_what_nothing_outside_reaches(graph):
+    size, edges, held_indices, root_indices = graph
+    successors = {i: [t for s, t in edges if s == i] for i in range(size)}
+    cyclic = {i for i in range(size) if i in reach(successors[i], successors)}
+    survives_refcounting = reach(held_indices | cyclic, successors)
+    walked = reach(root_indices & survives_refcounting, successors)
+    # Garbage the walk did not see refers to what it reaches as any outside holder does: kept, as CPython would keep it.
+    kept = reach(held_indices | (survives_refcounting - walked), successors)
+    with collector_off():
+        nodes = [Node(i) for i in range(size)]
+        for source, target in edges:
+            nodes[source].edges.append(nodes[target])
+        held = [nodes[i] for i in sorted(held_indices)]  # what the rest of the process still refers to
+        roots = [weakref.ref(nodes[i]) for i in sorted(root_indices)]
+        alive = [weakref.ref(node) for node in nodes]
+        del nodes
+
+        result = session_sweep.sweep(roots)
+
+        assert not result.given_up and result.unreachable >= len(walked - kept)  # a node and its list of edges
+        for index, ref in enumerate(alive):
+            if index in kept:
+                assert ref() is not None and [edge.index for edge in ref().edges] == successors[index]
+            else:
+                assert ref() is None
+        del held
+
+
+def test_what_start_up_shared_is_never_walked_into(monkeypatch):
+    shared = Node(0)
+    shared.edges.append(Node(1))
+    monkeypatch.setattr(session_sweep.Shared, "ids", frozenset({id(shared)}))
+    session = Node(2)
+    session.edges += [session, shared]
+    found = session_sweep.walk([session])
+    assert [getattr(obj, "index", None) for obj in found if isinstance(obj, Node)] == [2]
+
+
+def test_a_walk_too_large_is_given_up_and_changes_nothing():
+    with collector_off():
+        nodes = [Node(i) for i in range(50)]
+        for node, after in zip(nodes, nodes[1:] + nodes[:1], strict=True):
+            node.edges.append(after)
+        first = weakref.ref(nodes[0])
+        del nodes, node, after
+        assert session_sweep.walk([first()], limit=20) is None
+        monkeypatch_limit = session_sweep.MAX_WALK
+        try:
+            session_sweep.MAX_WALK = 20
+            result = session_sweep.sweep([first])
+        finally:
+            session_sweep.MAX_WALK = monkeypatch_limit
+        assert result.given_up and first() is not None and len(first().edges) == 1
+    gc.collect()
+
+
+def test_containers_are_emptied_with_the_base_types_own_methods():
+    class Noisy(dict):
+        def clear(self):
+            raise AssertionError("a subclass's clear (Bokeh's notify their owners) must not run")
+
+    class Listy(list):
+        def clear(self):
+            raise AssertionError("a subclass's clear must not run")
+
+    with collector_off():
+        holder = Node(0)
+        holder.edges += [Noisy(owner=holder), Listy([holder])]
+        gone = [weakref.ref(holder), *(weakref.ref(edge) for edge in holder.edges)]
+        del holder
+        session_sweep.break_cycles(session_sweep.unreachable(session_sweep.walk([gone[0]()])))
+        assert [ref() for ref in gone] == [None, None, None]
+
+
+def test_a_discarded_lesson_page_is_freed_and_another_open_one_is_untouched():
+    """A real lesson page, built as a server builds it, discarded as Panel discards it."""
+    page_document("/lesson?id=overlap")  # as the server's warm-up does: what a first build caches is shared
+    gc.collect()
+    session_sweep.mark_shared()
+    try:
+        kept = page_document("/lesson?id=overlap")
+        kept_shape = document_shape(kept)
+        discarded = page_document("/lesson?id=overlap")
+        roots = session_sweep.session_roots(discarded)
+        gc.freeze()  # as app.collector does once a session has loaded: only a sweep or a thaw reaches them now
+        _cleanup_doc(discarded)
+        del discarded
+
+        result = session_sweep.sweep(roots)
+
+        gc.unfreeze()
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        try:
+            gc.collect()
+            left = len(gc.garbage)
+        finally:
+            gc.set_debug(0)
+            gc.garbage.clear()
+        assert result.unreachable > 1000 and not result.given_up
+        assert left < result.unreachable  # a thaw would find less than the sweep freed (3 of 3,503 when run alone)
+        assert all(ref() is None for ref in roots[:1])  # the document itself is gone
+        assert document_shape(kept) == kept_shape  # the page still open: the same models, the same values
+    finally:
+        gc.unfreeze()
+        session_sweep.Shared.ids = frozenset()
