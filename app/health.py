@@ -42,7 +42,8 @@ class HealthHandler(RequestHandler):
     the server keeps (cached pages and sessions closed less than the unused-session lifetime ago);
     ``built`` every session document built since start, ``warm_ups`` of them at start-up. With
     ``OVERLAP_TASK_TIMER=1`` it adds the longest event-loop task (``?reset=1`` starts a new window);
-    ``gc`` has app.collector's counts (open sessions, discards since the last thaw, frozen objects).
+    ``gc`` has app.collector's counts (open sessions, discards since the last thaw, sessions swept;
+    frozen objects with ``?frozen=1``, which costs a walk of them).
     """
 
     def get(self) -> None:
@@ -56,7 +57,7 @@ class HealthHandler(RequestHandler):
             "held": len(sessions),
             "built": BuildCounter.built,
             "warm_ups": BuildCounter.warm_ups,
-            "gc": Collector.report(),
+            "gc": Collector.report(count_frozen=self.get_argument("frozen", None) == "1"),
         }
         if TaskTimer.enabled:
             report["longest_task_ms"] = round(TaskTimer.longest * 1000, 1)

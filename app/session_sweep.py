@@ -35,18 +35,24 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-MAX_WALK = 20_000
+MAX_WALK = 15_000
 """Objects one walk may gather before it is given up.
 
-A lesson session walks about 5,000 (15-20 ms); 20,000 take about 80 ms on the 2-core machine."""
+A lesson session walks about 5,000 (15-20 ms on the 2-core machine); 15,000 take about 60 ms."""
 
 _STOP_TYPES = (type, types.ModuleType, types.CodeType, types.BuiltinFunctionType, weakref.ReferenceType)
 _OWN_REFERENCES = 3  # to an object of the list below while it is counted: the list, the loop variable, the argument
 
 
 class Shared:
-    """The ids of the objects alive once start-up settled: a walk stops there."""
+    """The objects alive once start-up settled, and their ids: a walk stops there.
 
+    The objects themselves are kept: were one of them freed, a session's object could be given its
+    address, and a walk would stop at it (never a wrong result, but a missed cycle; measured, it
+    left half of a discarded page to the thaw in some runs and not in others).
+    """
+
+    objects: tuple[object, ...] = ()
     ids: frozenset[int] = frozenset()
 
 
@@ -71,38 +77,72 @@ class SweepResult:
 
 def mark_shared() -> None:
     """Remember every object alive now as shared by all sessions (call once start-up has settled)."""
-    Shared.ids = frozenset(map(id, gc.get_objects()))
+    Shared.objects = tuple(gc.get_objects())
+    Shared.ids = frozenset(map(id, Shared.objects))
+
+
+def forget_shared() -> None:
+    """Undo :func:`mark_shared` (for tests)."""
+    Shared.objects, Shared.ids = (), frozenset()
 
 
 def session_roots(doc) -> list[weakref.ref]:
     """Weak references to what a discarded session's cycles can be found from.
 
-    Everything built since the last freeze that takes a weak reference: the session's Bokeh models,
-    its Panel and param objects, its functions. Bokeh's and Panel's cleanup detach these from the
+    Everything made since the last freeze that takes a weak reference: the session's Bokeh models,
+    its Panel and param objects, its functions. Taken right after the page's first piece is built
+    and again once it has loaded (``app.collector``). Bokeh's and Panel's cleanup detach these from the
     document and from each other when the session is discarded, so the document alone would reach
     almost nothing then.
 
     Parameters
     ----------
     doc : Document
-        The session's document, once its page has loaded (before the collector freezes it).
+        The session's document, right after a piece of its page was built.
 
     Returns
     -------
     list of weakref.ref
-        One per object; objects of other sessions built at the same time may be among them, which
-        costs a longer walk, never a wrong result (:func:`unreachable` finds them alive).
+        One per object; objects of other sessions made since the last freeze may be among them,
+        which costs a longer walk, never a wrong result (:func:`unreachable` finds them alive).
     """
     return [weakref.ref(doc)] + [
         weakref.ref(obj) for obj in gc.get_objects() if type(obj).__weakrefoffset__ and not isinstance(obj, _STOP_TYPES)
     ]
 
 
+def served_roots(doc) -> list[weakref.ref]:
+    """Weak references to what serves the page: its Bokeh models, Bokeh's session, its connections, their websockets.
+
+    Some were made before the page was built (the websocket, its connection, Bokeh's session), the
+    models after it (as Panel renders the page into the document): another session's freeze may
+    have hidden either from :func:`session_roots`. Their cycles hold the session's own objects (a
+    connection's protocol handlers, a model's change callbacks), so a walk starts from them too.
+
+    Parameters
+    ----------
+    doc : Document
+        The session's document, while its websocket is open.
+
+    Returns
+    -------
+    list of weakref.ref
+        The models only, outside a server session.
+    """
+    objects = list(doc.models)
+    session = getattr(doc.session_context, "_session", None)  # Bokeh's ServerSession (kept private)
+    if session is not None:
+        connections = list(getattr(session, "_subscribed_connections", ()))
+        objects += [session, *connections, *(getattr(connection, "_socket", None) for connection in connections)]
+    return [weakref.ref(obj) for obj in objects if obj is not None and type(obj).__weakrefoffset__]
+
+
 def walk(roots: Iterable[object], limit: int | None = None) -> list[object] | None:
     """Every object reachable from ``roots`` that is not shared, a type, a module or code.
 
-    Level by level: one ``gc.get_referents`` call for a whole level, and set operations on ids, so
-    that the per-object work in Python is one dictionary entry.
+    Level by level: one ``gc.get_referents`` call for a whole level, untracked referents (strings,
+    numbers) filtered out in C, and set operations on ids, so that the per-object work in Python
+    is one dictionary entry.
 
     Parameters
     ----------
@@ -120,20 +160,21 @@ def walk(roots: Iterable[object], limit: int | None = None) -> list[object] | No
     shared = Shared.ids
     seen: set[int] = set()
     found: list[object] = []
-    level = {id(obj): obj for obj in roots if obj is not None}
+    level = {id(obj): obj for obj in roots if obj is not None and gc.is_tracked(obj)}
     while level:
         fresh = level.keys() - seen - shared
         seen |= fresh
-        kept = [obj for key in fresh if _walked(obj := level[key])]
+        kept = [obj for key in fresh if not isinstance(obj := level[key], _STOP_TYPES)]
         found += kept
         if len(found) > limit:
             return None
-        level = {id(obj): obj for obj in gc.get_referents(*kept)}
+        level = {id(obj): obj for obj in _tracked_referents(kept)}
     return found
 
 
-def _walked(obj: object) -> bool:
-    return gc.is_tracked(obj) and not isinstance(obj, _STOP_TYPES)
+def _tracked_referents(objects: list[object]) -> Iterable[object]:
+    """What ``objects`` refer to, less what the collector does not track (strings, numbers: no cycles)."""
+    return filter(gc.is_tracked, gc.get_referents(*objects))
 
 
 def unreachable(objects: list[object]) -> list[object]:
@@ -149,14 +190,14 @@ def unreachable(objects: list[object]) -> list[object]:
     list
         The garbage among them.
     """
-    inside = Counter(map(id, gc.get_referents(*objects)))
-    alive = {id(obj): obj for obj in objects if sys.getrefcount(obj) - _OWN_REFERENCES > inside[id(obj)]}
+    inside = Counter(map(id, _tracked_referents(objects)))
+    alive = {id(obj): obj for obj in objects if sys.getrefcount(obj) - _OWN_REFERENCES > inside.get(id(obj), 0)}
     walked = set(map(id, objects))
     reached = set(alive)
     level = list(alive.values())
     del alive
     while level:
-        referents = {id(obj): obj for obj in gc.get_referents(*level)}
+        referents = {id(obj): obj for obj in _tracked_referents(level)}
         fresh = (referents.keys() & walked) - reached
         reached |= fresh
         level = [referents[key] for key in fresh]

@@ -89,9 +89,9 @@ def test_the_report_counts():
         "sweeps_given_up",
         "objects_swept",
         "longest_sweep_ms",
-        "frozen_objects",
         "installed",
     }
+    assert Collector.report(count_frozen=True)["frozen_objects"] == gc.get_freeze_count()
 
 
 def test_a_swept_discard_weighs_a_quarter_of_an_unswept_one_towards_the_thaw(monkeypatch):

@@ -155,9 +155,9 @@ def test_a_discarded_lesson_page_is_freed_and_another_open_one_is_untouched():
             gc.set_debug(0)
             gc.garbage.clear()
         assert result.unreachable > 1000 and not result.given_up
-        assert left < result.unreachable  # a thaw would find less than the sweep freed (3 of 3,503 when run alone)
+        assert left < result.unreachable / 10  # what a thaw would still find: a small part (3 of 3,503)
         assert all(ref() is None for ref in roots[:1])  # the document itself is gone
         assert document_shape(kept) == kept_shape  # the page still open: the same models, the same values
     finally:
         gc.unfreeze()
-        session_sweep.Shared.ids = frozenset()
+        session_sweep.forget_shared()

@@ -109,7 +109,7 @@ class AppProcess:
         Snapshot
             What it said, and its CPU seconds.
         """
-        health = get_json(self.health_url + ("?reset=1" if reset_timer else ""))
+        health = get_json(self.health_url + ("?frozen=1&reset=1" if reset_timer else "?frozen=1"))
         if int(health.get("pid", self.pid)) != self.pid:  # restarted, or a balancer answered
             return Snapshot(health, math.nan)
         try:
