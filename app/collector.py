@@ -58,6 +58,7 @@ class Collector:
     swept = 0
     sweeps_given_up = 0
     objects_swept = 0
+    survivors = 0
     longest_sweep_ms = 0.0
     held_back = 0.0  # discarded sessions' garbage since the last thaw, in unswept sessions' worth
     pending: list[list[weakref.ref]] = []  # discarded sessions' roots, not yet swept
@@ -81,6 +82,7 @@ class Collector:
             "swept": cls.swept,
             "sweeps_given_up": cls.sweeps_given_up,
             "objects_swept": cls.objects_swept,
+            "survivors": cls.survivors,
             "longest_sweep_ms": round(cls.longest_sweep_ms, 1),
             "installed": int(cls.installed),
         }
@@ -172,6 +174,7 @@ def sweep_next() -> None:
         else:
             Collector.swept += 1
             Collector.objects_swept += result.unreachable
+            Collector.survivors += result.survivors
             Collector.held_back += 1 / THAW_FACTOR
         IOLoop.current().add_callback(sweep_next)
         return

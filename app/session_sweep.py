@@ -9,17 +9,22 @@ frozen for that reason, and walks everything only in a rare thaw).
 This module does for one discarded session what the collector does for a generation, over just that
 session's objects:
 
-1. **The walk** (:func:`walk`): from the session's roots (its document and its root models, held
-   as weak references from the moment its page loaded), follow references
-   (``gc.get_referents``), stopping at what the process shared before any student came (the
-   objects alive when start-up settled, :func:`mark_shared`), and at types, modules and code.
+1. **The walk** (:func:`walk`): from the session's roots (weak references to the objects it made,
+   taken as its page was built and loaded: :func:`session_roots`, :func:`served_roots`), follow
+   references (``gc.get_referents``), stopping at what the process shared before any student came
+   (the objects alive when start-up settled, :func:`mark_shared`), and at types, modules and code.
 2. **What is unreachable** (:func:`unreachable`): CPython's own test. An object is referred to
    from outside the walked set when its reference count is more than the references to it from
    inside; such an object is alive, and so is everything it reaches. The rest is garbage in
    cycles: nothing outside refers to any of it.
-3. **Breaking the cycles** (:func:`break_cycles`): empty the garbage's dicts, lists, sets and
-   closure cells (with the base types' own methods: Bokeh's containers notify their owners from
+3. **Breaking the cycles** (:func:`break_cycles`): empty the garbage's dicts, lists, sets, slots
+   and closure cells (with the base types' own methods: Bokeh's containers notify their owners from
    theirs), and reference counting frees the rest at once.
+
+Unlike CPython's collector, a sweep cannot clear the weak references to the garbage before it
+empties it, so an emptied object that a cycle of tuples, functions or frames alone still held
+would stay reachable through them. :attr:`SweepResult.survivors` counts such objects (none in a
+lesson session, measured); they wait for the thaw like anything else a sweep misses.
 
 A walk that grows past :data:`MAX_WALK` objects (something shared that start-up did not hold, a
 path into other sessions) is given up: the session waits for the collector's thaw as before.
@@ -34,6 +39,7 @@ import weakref
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 
 MAX_WALK = 15_000
 """Objects one walk may gather before it is given up.
@@ -66,12 +72,15 @@ class SweepResult:
         Objects the walk gathered.
     unreachable : int
         Of those, garbage in cycles.
+    survivors : int
+        Of the garbage that takes weak references, what was still alive after its cycles were broken.
     given_up : bool
         The walk passed :data:`MAX_WALK`: nothing was changed.
     """
 
     walked: int = 0
     unreachable: int = 0
+    survivors: int = 0
     given_up: bool = False
 
 
@@ -228,6 +237,27 @@ def break_cycles(garbage: list[object]) -> None:
             instance_dict = _instance_dict(obj)
             if instance_dict is not None:
                 dict.clear(instance_dict)
+            for slot in _slots(type(obj)):
+                try:
+                    slot.__delete__(obj)
+                except AttributeError:  # never set
+                    pass
+
+
+@cache
+def _slots(kind: type) -> tuple[types.MemberDescriptorType, ...]:
+    """The ``__slots__`` of a class and its bases, as the descriptors that delete them."""
+    found = []
+    for base in kind.__mro__:
+        names = base.__dict__.get("__slots__", ())
+        for name in (names,) if isinstance(names, str) else names:
+            private = (
+                f"_{base.__name__.lstrip('_')}{name}" if name.startswith("__") and not name.endswith("__") else name
+            )
+            descriptor = base.__dict__.get(private)
+            if isinstance(descriptor, types.MemberDescriptorType):
+                found.append(descriptor)
+    return tuple(found)
 
 
 def _instance_dict(obj: object) -> dict | None:
@@ -258,5 +288,8 @@ def sweep(roots: list[weakref.ref]) -> SweepResult:
     garbage = unreachable(objects)
     result = SweepResult(walked=len(objects), unreachable=len(garbage))
     del objects
+    watched = [weakref.ref(obj) for obj in garbage if type(obj).__weakrefoffset__]
     break_cycles(garbage)
+    del garbage
+    result.survivors = sum(ref() is not None for ref in watched)
     return result

@@ -107,6 +107,7 @@ def main() -> None:
         ("server CPU while leaving (s)", lambda r: round(r["cpu_s"], 1)),
         ("sessions swept / given up", lambda r: f"{_gc(r, 'swept')} / {_gc(r, 'sweeps_given_up')}"),
         ("longest sweep (ms)", lambda r: _gc(r, "longest_sweep_ms")),
+        ("objects swept / survivors", lambda r: f"{_gc(r, 'objects_swept')} / {_gc(r, 'survivors')}"),
         ("thaws", lambda r: _gc(r, "thaws")),
         ("errors", lambda r: r["errors"]),
     ]

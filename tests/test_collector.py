@@ -29,6 +29,7 @@ def clean_counts(monkeypatch):
         "swept",
         "sweeps_given_up",
         "objects_swept",
+        "survivors",
     ):
         monkeypatch.setattr(Collector, name, 0)
     monkeypatch.setattr(Collector, "held_back", 0.0)
@@ -88,6 +89,7 @@ def test_the_report_counts():
         "swept",
         "sweeps_given_up",
         "objects_swept",
+        "survivors",
         "longest_sweep_ms",
         "installed",
     }

@@ -154,10 +154,28 @@ def test_a_discarded_lesson_page_is_freed_and_another_open_one_is_untouched():
         finally:
             gc.set_debug(0)
             gc.garbage.clear()
-        assert result.unreachable > 1000 and not result.given_up
+        assert result.unreachable > 1000 and not result.given_up and result.survivors == 0
         assert left < result.unreachable / 10  # what a thaw would still find: a small part (3 of 3,503)
         assert all(ref() is None for ref in roots[:1])  # the document itself is gone
         assert document_shape(kept) == kept_shape  # the page still open: the same models, the same values
     finally:
         gc.unfreeze()
         session_sweep.forget_shared()
+
+
+class Slotted:
+    """An object with slots and no ``__dict__`` (param's Parameters are such objects)."""
+
+    __slots__ = ("other", "__private", "__weakref__")
+
+
+def test_a_cycle_through_slots_is_broken_and_nothing_survives():
+    with collector_off():
+        first, second = Slotted(), Slotted()
+        first.other, second.other = second, first
+        second._Slotted__private = first
+        refs = [weakref.ref(first), weakref.ref(second)]
+        del first, second
+        result = session_sweep.sweep(refs)
+        assert result.unreachable == 2 and result.survivors == 0
+        assert [ref() for ref in refs] == [None, None]
