@@ -92,8 +92,15 @@ def _random_values(count: int) -> list[float]:
     """Floats of every kind: random bit patterns (NaN, subnormals, huge) and ordinary magnitudes."""
     rng = np.random.default_rng(SEED)
     bits = rng.integers(0, 2**64, size=count // 2, dtype=np.uint64).view(np.float64)
-    ordinary = rng.uniform(-1, 1, size=count - count // 2) * 10.0 ** rng.integers(-9, 14, size=count - count // 2)
-    return [float(v) for v in bits] + [float(v) for v in ordinary]
+    fractions = rng.uniform(-1, 1, size=count - count // 2)
+    exponents = rng.integers(-9, 14, size=count - count // 2)
+    # Scaled exactly, then rounded once (Fraction to float): numpy's vectorised power and product can
+    # differ in the last bit between CPUs, and the table went stale on a new machine.
+    ordinary = [
+        float(Fraction(fraction) * Fraction(10) ** exponent)
+        for fraction, exponent in zip(fractions.tolist(), exponents.tolist(), strict=True)
+    ]
+    return [float(v) for v in bits] + ordinary
 
 
 def _significant_tie(value: float, digits: int = 4) -> bool:
