@@ -8,20 +8,20 @@ whenever the objects that survived since the last full one reach a quarter of th
 40 new sessions at that size).
 
 The objects of an open session are not garbage, so there is no need to walk them again and again.
-Once a session has been built (both its pieces), :func:`freeze_session` collects the young
+After each piece of a session's page is built, :func:`freeze_session` collects the young
 generations (the build's own short-lived cycles) and then freezes everything (``gc.freeze``): full
 collections from then on walk only what was made since. A discarded session's objects are freed at
-once where nothing else refers to them; what they hold in cycles waits, frozen, for a thaw:
-:func:`collect_discarded` (in place of Panel's own collection) unfreezes and walks everything only
-once as many sessions have been discarded since the last thaw as are still open, and always when
-none is open (the end of a lecture). The memory held back is at most about the open sessions' own.
+once where nothing else refers to them; what they hold in cycles is frozen garbage.
 
-Most of a discarded session's cycles need no thaw: :mod:`app.session_sweep` finds them from the
-session's own objects (weak references taken as it was built) and breaks them, one session per
-event-loop callback, walking that session and not the open ones. What a sweep misses (a few percent
-of a lesson session, measured) waits for the thaw, which is therefore due only once the discarded
-sessions since the last one reach :data:`THAW_FACTOR` times the open sessions (a sweep given up
-counts as that many), or when none is open.
+:mod:`app.session_sweep` frees most of that without a full collection: it finds the cycles from the
+session's own objects (weak references taken as its page was built and loaded) and breaks them,
+walking that session and not the open ones. :func:`collect_discarded` (in place of Panel's own
+collection) sweeps the discarded sessions, one per event-loop callback. What a sweep misses (a few
+objects of a lesson session, measured; a whole session when a walk is given up) waits for a thaw,
+which unfreezes and walks everything: it is due only once the discarded sessions since the last one
+outnumber the open ones, a swept session counting :data:`THAW_FACTOR` times less, and always when
+none is open (the end of a lecture). The memory held back is then at most about the open sessions'
+own.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ class Collector:
 
 
 def track_session(doc) -> None:
-    """Once the session's page has loaded (both its pieces built): count it, freeze it, watch for its discard.
+    """After a session's first piece, and once its page has loaded: take its roots, freeze, watch for its discard.
 
     A session no browser loads (the cached pages the HTML comes from) is never counted; without
     :func:`install` (``OVERLAP_GC=panel``) nothing is.
@@ -111,11 +111,8 @@ def track_session(doc) -> None:
 
     def loaded() -> None:
         Collector.open_sessions += 1
-        if capturing:
-            roots = built + session_sweep.session_roots(doc) + session_sweep.served_roots(doc)
-            doc.on_session_destroyed(partial(_discarded, roots))
-        else:
-            doc.on_session_destroyed(partial(_discarded, None))
+        roots = built + session_sweep.session_roots(doc) + session_sweep.served_roots(doc) if capturing else None
+        doc.on_session_destroyed(partial(_discarded, roots))
         freeze_session()
 
     state.onload(loaded)  # after the page's own onload callbacks: the lab is built by then

@@ -145,6 +145,7 @@ def settle_garbage_collector() -> None:
     are moved out of the collector's sight: each full collection then walks only the students'
     sessions.
     """
+    gc.unfreeze()  # a session loaded before the warm-up ended froze start-up's objects too: mark them all
     gc.collect()
     mark_shared()  # app.session_sweep stops at these objects
     gc.freeze()
