@@ -63,6 +63,18 @@ class Collector:
     held_back = 0.0  # discarded sessions' garbage since the last thaw, in unswept sessions' worth
     pending: list[list[weakref.ref]] = []  # discarded sessions' roots, not yet swept
 
+    COUNTS = (
+        "open_sessions",
+        "discarded_since_thaw",
+        "freezes",
+        "thaws",
+        "swept",
+        "sweeps_given_up",
+        "objects_swept",
+        "survivors",
+    )
+    """The whole-number counts, in the order ``/healthz`` shows them."""
+
     @classmethod
     def report(cls, count_frozen: bool = False) -> dict[str, int]:
         """The counts, and how many objects are frozen now if asked.
@@ -74,18 +86,9 @@ class Collector:
             pause of tens of milliseconds with a class open, so only a bench asks
             (``/healthz?frozen=1``), never a load balancer's or Kubernetes' probe.
         """
-        report = {
-            "open_sessions": cls.open_sessions,
-            "discarded_since_thaw": cls.discarded_since_thaw,
-            "freezes": cls.freezes,
-            "thaws": cls.thaws,
-            "swept": cls.swept,
-            "sweeps_given_up": cls.sweeps_given_up,
-            "objects_swept": cls.objects_swept,
-            "survivors": cls.survivors,
-            "longest_sweep_ms": round(cls.longest_sweep_ms, 1),
-            "installed": int(cls.installed),
-        }
+        report = {name: getattr(cls, name) for name in cls.COUNTS}
+        report["longest_sweep_ms"] = round(cls.longest_sweep_ms, 1)
+        report["installed"] = int(cls.installed)
         if count_frozen:
             report["frozen_objects"] = gc.get_freeze_count()
         return report

@@ -21,16 +21,7 @@ class Node:
 
 @pytest.fixture(autouse=True)
 def clean_counts(monkeypatch):
-    for name in (
-        "open_sessions",
-        "discarded_since_thaw",
-        "freezes",
-        "thaws",
-        "swept",
-        "sweeps_given_up",
-        "objects_swept",
-        "survivors",
-    ):
+    for name in Collector.COUNTS:
         monkeypatch.setattr(Collector, name, 0)
     monkeypatch.setattr(Collector, "held_back", 0.0)
     monkeypatch.setattr(Collector, "longest_sweep_ms", 0.0)
