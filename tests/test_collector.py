@@ -72,18 +72,9 @@ def test_install_replaces_panels_full_collection(monkeypatch):
 
 
 def test_the_report_counts():
-    assert set(Collector.report()) == {
-        "open_sessions",
-        "discarded_since_thaw",
-        "freezes",
-        "thaws",
-        "swept",
-        "sweeps_given_up",
-        "objects_swept",
-        "survivors",
-        "longest_sweep_ms",
-        "installed",
-    }
+    report = Collector.report()
+    assert set(report) == {*Collector.COUNTS, "longest_sweep_ms", "installed"}
+    assert {"thaws", "swept", "sweeps_given_up", "objects_swept", "survivors"} <= set(report)  # what the benches read
     assert Collector.report(count_frozen=True)["frozen_objects"] == gc.get_freeze_count()
 
 
