@@ -47,6 +47,14 @@ MAX_WALK = 15_000
 A lesson session walks about 5,000 (15-20 ms on the 2-core machine); 15,000 take about 60 ms."""
 
 _STOP_TYPES = (type, types.ModuleType, types.CodeType, types.BuiltinFunctionType, weakref.ReferenceType)
+_NO_SWITCH_S = 1.0
+"""The interpreter's thread switch interval during a sweep (5 ms by default).
+
+Between counting the references to an object and emptying the garbage, another thread that removed
+a reference held inside the walked set could make a live object look unreachable. A worker thread
+(a trace parse, a class database read) gets the interpreter only when the sweep is done, a few tens
+of milliseconds later, as it would after a collection by CPython, which holds it throughout.
+"""
 _OWN_REFERENCES = 3  # to an object of the list below while it is counted: the list, the loop variable, the argument
 
 
@@ -282,14 +290,19 @@ def sweep(roots: list[weakref.ref]) -> SweepResult:
     SweepResult
         What was found and freed.
     """
-    objects = walk(ref() for ref in roots)
-    if objects is None:
-        return SweepResult(given_up=True)
-    garbage = unreachable(objects)
-    result = SweepResult(walked=len(objects), unreachable=len(garbage))
-    del objects
-    watched = [weakref.ref(obj) for obj in garbage if type(obj).__weakrefoffset__]
-    break_cycles(garbage)
-    del garbage
-    result.survivors = sum(ref() is not None for ref in watched)
-    return result
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(_NO_SWITCH_S)  # one piece, as CPython's collector is: see _NO_SWITCH_S
+    try:
+        objects = walk(ref() for ref in roots)
+        if objects is None:
+            return SweepResult(given_up=True)
+        garbage = unreachable(objects)
+        result = SweepResult(walked=len(objects), unreachable=len(garbage))
+        del objects
+        watched = [weakref.ref(obj) for obj in garbage if type(obj).__weakrefoffset__]
+        break_cycles(garbage)
+        del garbage
+        result.survivors = sum(ref() is not None for ref in watched)
+        return result
+    finally:
+        sys.setswitchinterval(interval)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import gc
+import sys
 import weakref
 from contextlib import contextmanager
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -82,6 +84,21 @@ def test_a_sweep_frees_exactly_what_nothing_outside_reaches(graph):
             else:
                 assert ref() is None
         del held
+
+
+def test_no_other_thread_runs_during_a_sweep_and_the_switch_interval_comes_back():
+    seen = []
+    real_unreachable = session_sweep.unreachable
+
+    def looking(objects):
+        seen.append(sys.getswitchinterval())
+        return real_unreachable(objects)
+
+    before = sys.getswitchinterval()
+    node = Node(0)
+    with mock.patch.object(session_sweep, "unreachable", looking):
+        session_sweep.sweep([weakref.ref(node)])
+    assert seen == [session_sweep._NO_SWITCH_S] and sys.getswitchinterval() == before
 
 
 def test_what_start_up_shared_is_never_walked_into(monkeypatch):
