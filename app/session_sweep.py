@@ -44,7 +44,8 @@ from functools import cache
 MAX_WALK = 15_000
 """Objects one walk may gather before it is given up.
 
-A lesson session walks about 5,000 (15-20 ms on the 2-core machine); 15,000 take about 60 ms."""
+A discarded lesson session walks about 4,300-7,500 (10-35 ms on the 2-core machine, December 2026;
+``bench/discard_pauses.py``'s longest sweep 37 ms); a walk given up at this size takes about 30-40 ms."""
 
 _STOP_TYPES = (type, types.ModuleType, types.CodeType, types.BuiltinFunctionType, weakref.ReferenceType)
 _NO_SWITCH_S = 1.0
