@@ -32,11 +32,20 @@ CSS = inline("""
 """)
 
 
+BOKEH_FIXES_JS = "\n".join(
+    line
+    for line in (Path(__file__).parent / "assets" / "bokeh_fixes.js").read_text(encoding="utf-8").splitlines()
+    if not line.lstrip().startswith("//")
+)
+"""``assets/bokeh_fixes.js`` without its comment lines, inlined in every page after BokehJS's scripts."""
+
+
 class CourseTemplate(pn.template.BootstrapTemplate):
     """Panel's Bootstrap template with a skip link, a ``<header>`` and one ``<main>`` landmark.
 
     Its scripts leave out the BokehJS bundles no course page uses (MathJax, WebGL); the list and
-    the reason are in ``templates/course.html``.
+    the reason are in ``templates/course.html``. After them it runs :data:`BOKEH_FIXES_JS`, which
+    :meth:`_update_vars` passes as the template variable ``bokeh_fixes_js``.
     """
 
     _template = Path(__file__).parent / "templates" / "course.html"
@@ -45,6 +54,11 @@ class CourseTemplate(pn.template.BootstrapTemplate):
     # query, ``pn.state.session_args``), so Panel's Location model, which echoes the URL back to
     # the server in a message per property as every page opens, is left out (``panel.io.location``).
     location = param.Boolean(default=False, readonly=True, doc="Whether Panel adds its Location model (never).")
+
+    def _update_vars(self, *args) -> None:
+        """Panel's template variables, and ``bokeh_fixes_js`` (set where Panel's own templates set theirs)."""
+        super()._update_vars(*args)
+        self._render_variables["bokeh_fixes_js"] = BOKEH_FIXES_JS
 
     def _init_doc(
         self,

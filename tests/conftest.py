@@ -155,7 +155,8 @@ def page(browser, live_server: LiveServer, request: pytest.FixtureRequest):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     new_page = context.new_page()
     problems: list[str] = []
-    new_page.on("pageerror", lambda error: problems.append(f"page error: {error}"))
+    # The stack says which script threw: a message alone named no file in the CI failure of stop 26.
+    new_page.on("pageerror", lambda error: problems.append(f"page error: {error}\n{error.stack}"))
     # A test that opens a page meant to answer 404 sets ``page.expects_404 = True``: Chromium logs
     # that answer as a console error, and only that one is then let through.
     new_page.expects_404 = False  # type: ignore[attr-defined]

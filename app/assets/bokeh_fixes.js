@@ -1,0 +1,49 @@
+// BokehJS 3.9 connects a new layout's views to their models before it draws them, and a layout
+// holding a JS component waits for that component's module in between. The controls' views
+// (buttons, selects, inputs, sliders) update their elements from the moment they are connected:
+// a change that arrives in that wait (Step turned on as the student locks a prediction while the
+// lab arrives) finds no element yet and throws, for example "Cannot read properties of undefined
+// (reading 'removeAttribute')", and the rest of that message is never applied.
+// Here, while a control's elements do not exist yet, its views' updates that fail for that reason
+// (a TypeError) are dropped: the view draws its elements from the model's state once it renders.
+// Once drawn, every update runs and fails as before.
+(function () {
+  const widgets = window.Bokeh && window.Bokeh.Widgets
+  if (!widgets || !widgets.Button) return
+  let control = widgets.Button.prototype.default_view
+  while (control && !(Object.hasOwn(control, "__name__") && control.__name__ === "ControlView")) {
+    control = Object.getPrototypeOf(control)
+  }
+  if (!control || Object.hasOwn(control.prototype, "connect")) return
+  const { connect, disconnect } = control.prototype
+  const drawn = (view) => {
+    try {
+      for (const el of view.controls()) {
+        if (el == null) return false
+      }
+      return true
+    } catch (error) {
+      return false
+    }
+  }
+  control.prototype.connect = function (signal, slot) {
+    this.__beforeDrawn ??= new WeakMap()
+    let guarded = this.__beforeDrawn.get(slot)
+    if (guarded == null) {
+      const view = this
+      guarded = function (...args) {
+        if (drawn(view)) return slot.apply(this, args)
+        try {
+          return slot.apply(this, args)
+        } catch (error) {
+          if (!(error instanceof TypeError)) throw error
+        }
+      }
+      this.__beforeDrawn.set(slot, guarded)
+    }
+    return connect.call(this, signal, guarded)
+  }
+  control.prototype.disconnect = function (signal, slot) {
+    return disconnect.call(this, signal, this.__beforeDrawn?.get(slot) ?? slot)
+  }
+})()
