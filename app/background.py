@@ -9,12 +9,15 @@ Panel's queued writes, fixed in :mod:`app.panel_fixes`; tests/test_slow_server_b
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 import panel as pn
 from panel.io.state import set_curdoc
+
+LOG = logging.getLogger(__name__)
 
 
 def in_worker_thread(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
@@ -29,7 +32,10 @@ def in_worker_thread(work: Callable[[], Any], done: Callable[[Any], None]) -> No
     future = asyncio.get_running_loop().run_in_executor(None, work)
 
     def finished(completed: asyncio.Future) -> None:
-        if completed.cancelled() or completed.exception() is not None:
+        if completed.cancelled():
+            return
+        if completed.exception() is not None:  # said in the server's log, never silently lost
+            LOG.error("background work failed", exc_info=completed.exception())
             return
         with set_curdoc(doc):
             pn.state.execute(partial(done, completed.result()), schedule=True)

@@ -82,7 +82,12 @@ def test_the_class_predicts_the_instructor_reveals_and_opens_a_new_round(browser
     expect(results.get_by_role("combobox", name="Exercise")).to_be_enabled()  # built once the token matched
     results.get_by_role("combobox", name="Exercise").select_option(label=f"{LESSON.title}: {EXERCISE.title}")
     status = results.get_by_role("status").first
-    expect(status).to_contain_text("locked = 0 · round 1 · answer hidden")
+    try:
+        expect(status).to_contain_text("locked = 0 · round 1 · answer hidden")
+    except AssertionError as stuck:  # say what the region showed (an alert about the database?) and the log
+        raise AssertionError(
+            f"{stuck}\nregion: {results.inner_text()}\nserver log:\n{class_server.log.read_text()[-3000:]}"
+        ) from None
 
     a, b = first.student_exercise(), second.student_exercise()
     first.lock(a, "1")
