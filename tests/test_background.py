@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from types import SimpleNamespace
 
 import panel as pn
@@ -26,8 +27,11 @@ def test_a_failure_in_the_worker_is_logged_and_done_is_not_called(caplog, monkey
                 return
             await asyncio.sleep(0.01)
 
+    # A loop of its own, in a thread of its own: Playwright's sync API may run one in this thread.
     with caplog.at_level(logging.ERROR, logger="app.background"):
-        asyncio.run(run())
+        loop_thread = threading.Thread(target=lambda: asyncio.run(run()))
+        loop_thread.start()
+        loop_thread.join()
     assert called == []
     assert [record.getMessage() for record in caplog.records] == ["background work failed"]
     assert "the database went away" in caplog.text
