@@ -23,22 +23,16 @@ nothing and runs no timer; its cost per session is one model.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from panel.custom import JSComponent
 
+from app.browser_code import script
 from labs.ui.palette import inline
 
 CONNECTION_PARTS = ("state.js", "page.js", "lockout.js", "saved.js", "notice.js", "connection.js")
 """``assets/connection/``, one job a file, joined in this order into one module (``connection.js`` last)."""
 
 # Sent to every page in its session document: the comment lines stay in the files, not on the wire.
-CONNECTION_JS = "\n".join(
-    line
-    for part in CONNECTION_PARTS
-    for line in (Path(__file__).parent / "assets" / "connection" / part).read_text(encoding="utf-8").splitlines()
-    if not line.lstrip().startswith("//")
-)
+CONNECTION_JS = script(*(f"connection/{part}" for part in CONNECTION_PARTS))
 
 CONNECTION_CSS = inline("""
 :host { width: 0; height: 0; margin: 0; overflow: visible; }

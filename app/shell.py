@@ -11,6 +11,7 @@ import param
 from bokeh.document import Document
 
 from app import lean_config, lean_models, lean_references, lean_serialization, panel_fixes
+from app.browser_code import script
 from app.connection import ConnectionWatch
 from labs.ui.palette import NAVY, ROOT_CSS, inline
 
@@ -32,11 +33,7 @@ CSS = inline("""
 """)
 
 
-BOKEH_FIXES_JS = "\n".join(
-    line
-    for line in (Path(__file__).parent / "assets" / "bokeh_fixes.js").read_text(encoding="utf-8").splitlines()
-    if not line.lstrip().startswith("//")
-)
+BOKEH_FIXES_JS = script("bokeh_fixes.js")
 """``assets/bokeh_fixes.js`` without its comment lines, inlined in every page after BokehJS's scripts."""
 
 
