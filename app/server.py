@@ -164,6 +164,7 @@ def main(argv: list[str] | None = None) -> None:
             unused_session_lifetime_milliseconds=int(args.unused_session_lifetime * 1000),
             check_unused_sessions_milliseconds=int(args.check_unused_sessions * 1000),
             compress_response=True,  # a Tornado setting: gzip the pages' HTML (static files: app.compression)
+            **serving_settings.WEBSOCKET_COMPRESSION,  # the Bokeh document deflated on the websocket
         )
     except OSError as error:
         if error.errno == errno.EADDRINUSE:

@@ -18,7 +18,10 @@ lab's readout; the bare page: its first heading) and no request is pending.
 Bytes are what Chromium's DevTools protocol reports as received for each response
 (``Network.loadingFinished``'s ``encodedDataLength``: headers and body as they came over the
 socket, compressed or not; 0 for a file taken from the browser's cache). The websocket's frames
-(the Bokeh document and its updates) are counted apart, as payload bytes. Prints one table.
+(the Bokeh document and its updates) are counted apart, as payload bytes, and what the page received
+on it also as it crossed the wire: deflated when the handshake agreed on permessage-deflate, a
+figure computed with the server's compressor settings (DevTools reports frames inflated only; see
+``bench/lib/traffic.py``). Prints one table.
 
 Usage: ``.venv/bin/python bench/page_bytes.py [--first overlap] [--second buckets] [--only app,bare]``
 """
@@ -98,6 +101,7 @@ def main() -> None:
     )
     header = (
         f"{'way of serving':32s} {'first kB':>9s} {'resp':>4s} {'gzip%':>5s} {'MathJax':>7s} {'ws kB':>6s}"
+        f" {'ws in kB':>12s}"
         f" {'repeat kB':>9s} {'resp':>4s} {'cached':>6s}  {'student 2 kB':>12s} {'nginx HIT':>9s}  verdict"
     )
     print(header)
@@ -110,13 +114,15 @@ def main() -> None:
         verdict = ("within" if ok else "OVER") + (" (reference)" if name.startswith("bare") else "")
         print(
             f"{name:32s} {kb(first.bytes):>9s} {first.responses:>4d} {share:>5.0f} {mathjax:>7s}"
-            f" {kb(first.ws_bytes):>6s} {kb(repeat.bytes):>9s} {repeat.responses:>4d} {repeat.from_cache:>6d}"
+            f" {kb(first.ws_bytes):>6s} {kb(first.ws_received) + ' / ' + kb(first.ws_received_wire):>12s}"
+            f" {kb(repeat.bytes):>9s} {repeat.responses:>4d} {repeat.from_cache:>6d}"
             f"  {kb(other.bytes):>12s} {other.nginx_hits:>9d}  {verdict}"
         )
     print(
         "first: cold server, cold browser; repeat: the second lesson, same browser; student 2: the first lesson"
         " in a fresh browser, server (and nginx cache) warm. resp: responses; cached: taken from the browser's"
-        " cache; ws kB: websocket payload of the first visit, not in the other figures."
+        " cache; ws kB: websocket payload of the first visit, both ways, not in the other figures; ws in kB: what"
+        " the page received on it, payload / on the wire (deflated, computed: bench/lib/traffic.py)."
     )
     if args.verbose:
         for name, visits in rows:

@@ -14,6 +14,7 @@ from devtools.ports import free_ports
 from tests.conftest import LiveServer
 from tests.student import play_and_pause_checking_the_websocket, type_value, wait_for_reading, wait_until
 from tests.test_deploy import nginx_or_skip
+from tests.test_page_bytes_browser import assert_websocket_deflated, record_websocket_handshakes
 
 pytestmark = pytest.mark.browser
 
@@ -52,11 +53,13 @@ def live_server(cluster: Cluster) -> LiveServer:
 
 
 def test_growth_exercise_through_nginx_and_play_sends_nothing(page):
+    handshakes = record_websocket_handshakes(page)
     page.goto(page.base_url + EXERCISE)
     lab = page.get_by_role("region", name="Queue lab")
     region = page.get_by_role("region", name=f"Exercise: {TITLE}")
     expect(region).to_be_visible()
     expect(lab.get_by_role("status").first).to_contain_text("=")
+    assert_websocket_deflated(page, handshakes)  # nginx passes the extension through
     steps = region.get_by_role("list", name="Steps").get_by_role("listitem")
 
     def then_step_done(number: int) -> None:  # the server has taken the action: the page may redraw

@@ -34,8 +34,28 @@ def assert_static_files_gzipped(responses: list) -> None:
     assert not asked, f"a lesson page asked for bundles it does not use: {asked}"
 
 
+def record_websocket_handshakes(page) -> list[dict[str, str]]:
+    """The response headers of every websocket handshake the page makes from now on (lower-case names)."""
+    handshakes: list[dict[str, str]] = []
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Network.enable")
+    cdp.on(
+        "Network.webSocketHandshakeResponseReceived",
+        lambda event: handshakes.append({k.lower(): v for k, v in event["response"]["headers"].items()}),
+    )
+    return handshakes
+
+
+def assert_websocket_deflated(page, handshakes: list[dict[str, str]]) -> None:
+    """The page's Bokeh websocket agreed on permessage-deflate (app.serving_settings.WEBSOCKET_COMPRESSION)."""
+    poll(lambda: bool(handshakes), page=page, what="the websocket's handshake")
+    extensions = handshakes[0].get("sec-websocket-extensions", "")
+    assert extensions.startswith("permessage-deflate"), f"websocket not deflated: {handshakes[0]}"
+
+
 def test_a_lesson_comes_gzipped_without_mathjax_and_its_lab_works(page):
     responses = record_responses(page)
+    handshakes = record_websocket_handshakes(page)
     page.goto(page.base_url + "/lesson?id=overlap")
     lab = page.get_by_role("region", name="Queue lab")
     readout = lab.get_by_role("status").first
@@ -46,6 +66,7 @@ def test_a_lesson_comes_gzipped_without_mathjax_and_its_lab_works(page):
     document = next(r for r in responses if "/lesson?id=overlap" in r.url)
     assert document.headers.get("content-encoding") == "gzip"
     assert_static_files_gzipped(responses)
+    assert_websocket_deflated(page, handshakes)
 
 
 def test_the_trace_page_still_gets_its_file_dropper(page):

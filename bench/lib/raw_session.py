@@ -24,7 +24,9 @@ bokehjs's JSON (:mod:`bench.lib.events`). The server answers each client ``PATCH
 and sends the changes its callbacks make as its own ``PATCH-DOC`` messages (never echoing a change
 back to the connection it came from).
 
-Like Chromium, the client sets TCP_NODELAY on its websocket: a message's frames are separate small
+Like Chromium, the client offers permessage-deflate (a server that agrees deflates every message
+it sends; ``python -m app`` does, :data:`app.serving_settings.WEBSOCKET_COMPRESSION`), and it sets
+TCP_NODELAY on its websocket: a message's frames are separate small
 writes, and with Nagle's algorithm each frame after the first would wait for the server's delayed
 ACK (about 40 ms on Linux), which is latency a browser does not see.
 
@@ -159,7 +161,10 @@ class RawSession:
         request = HTTPRequest(
             ws_url, headers={"Origin": self.base_url}, connect_timeout=timeout, request_timeout=timeout
         )
-        self._ws = await asyncio.wait_for(websocket_connect(request, subprotocols=["bokeh", self.token]), timeout)
+        # compression_options={}: offer permessage-deflate, as every browser does, so that a server
+        # that deflates its messages pays for it here as it does for a class of browsers.
+        connecting = websocket_connect(request, subprotocols=["bokeh", self.token], compression_options={})
+        self._ws = await asyncio.wait_for(connecting, timeout)
         # Chromium sets TCP_NODELAY on its sockets; without it each small frame after the first
         # would wait for the server's delayed ACK (about 40 ms on Linux).
         self._ws.protocol.set_nodelay(True)

@@ -3,18 +3,24 @@
 Bytes are what ``Network.loadingFinished`` reports as received for each response
 (``encodedDataLength``: headers and body as they came over the socket, compressed or not; 0 for a
 file taken from the browser's cache). The websocket's frames (the Bokeh document and its updates)
-are counted apart, as payload bytes.
+are counted apart, as payload bytes. DevTools reports a frame's payload after inflation only, so when
+the handshake agreed on permessage-deflate the received frames' size on the wire is computed: each
+payload deflated in turn by one compressor with the server's settings
+(:data:`app.serving_settings.WEBSOCKET_COMPRESSION`), as Tornado sends them.
 """
 
 from __future__ import annotations
 
 import base64
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from playwright.sync_api import BrowserContext, Page
+
+from app.serving_settings import WEBSOCKET_COMPRESSION
 
 
 @dataclass
@@ -35,6 +41,11 @@ class Visit:
         Whether MathJax was loaded.
     ws_bytes : int
         Websocket payload bytes, both ways (not in ``bytes``).
+    ws_received : int
+        Websocket payload bytes received by the page.
+    ws_received_wire : int
+        The same frames' payload on the wire: deflated (computed) if the handshake agreed on
+        permessage-deflate, else ``ws_received``.
     nginx_hits : int
         Responses nginx answered from its cache (``X-Cache-Status: HIT``).
     urls : list of (int, str)
@@ -47,6 +58,8 @@ class Visit:
     gzipped_bytes: int = 0
     mathjax: bool = False
     ws_bytes: int = 0
+    ws_received: int = 0
+    ws_received_wire: int = 0
     nginx_hits: int = 0
     urls: list[tuple[int, str]] = field(default_factory=list)
 
@@ -101,17 +114,40 @@ def recorder(context: BrowserContext, page: Page) -> Iterator[Callable[[], Visit
         state["pending"].discard(event["requestId"])
         responses.pop(event["requestId"], None)
 
-    def frame(event: dict) -> None:
+    deflater: dict[str, object] = {}  # the server's compressor for the websocket, once it is agreed
+
+    def handshake(event: dict) -> None:
+        headers = {key.lower(): value for key, value in event["response"]["headers"].items()}
+        if headers.get("sec-websocket-extensions", "").startswith("permessage-deflate"):
+            level, memory = WEBSOCKET_COMPRESSION.values()
+            deflater["now"] = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS, memory)
+
+    def payload(event: dict) -> bytes:
         response = event["response"]
         data = response.get("payloadData", "")
-        state["visit"].ws_bytes += len(data.encode()) if response.get("opcode") == 1 else len(base64.b64decode(data))
+        return data.encode() if response.get("opcode") == 1 else base64.b64decode(data)
+
+    def sent(event: dict) -> None:
+        state["visit"].ws_bytes += len(payload(event))
+
+    def received(event: dict) -> None:
+        data = payload(event)
+        visit: Visit = state["visit"]
+        visit.ws_bytes += len(data)
+        visit.ws_received += len(data)
+        compressor = deflater.get("now")
+        if compressor is None:
+            visit.ws_received_wire += len(data)
+        else:  # as tornado.websocket._PerMessageDeflateCompressor: sync flush, its 4-byte tail dropped
+            visit.ws_received_wire += len(compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH)) - 4
 
     cdp.on("Network.requestWillBeSent", requested)
     cdp.on("Network.responseReceived", responded)
     cdp.on("Network.loadingFinished", finished)
     cdp.on("Network.loadingFailed", failed)
-    cdp.on("Network.webSocketFrameReceived", frame)
-    cdp.on("Network.webSocketFrameSent", frame)
+    cdp.on("Network.webSocketHandshakeResponseReceived", handshake)
+    cdp.on("Network.webSocketFrameReceived", received)
+    cdp.on("Network.webSocketFrameSent", sent)
 
     def end_visit() -> Visit:
         quiet_since = time.monotonic()
