@@ -10,12 +10,13 @@ import panel as pn
 import param
 from bokeh.document import Document
 
-from app import lean_config, lean_models, lean_references, lean_serialization, panel_fixes
+from app import bundle_loading, lean_config, lean_models, lean_references, lean_serialization, panel_fixes
 from app.browser_code import script
 from app.connection import ConnectionWatch
 from labs.ui.palette import NAVY, ROOT_CSS, inline
 
 panel_fixes.install()  # every page imports this module, on every way of serving
+bundle_loading.install()
 lean_serialization.install()
 lean_references.install()
 lean_models.install()
@@ -30,19 +31,37 @@ CSS = inline("""
 .skip-link:focus { top: 8px; }
 #header a:focus-visible, .skip-link:focus-visible { outline: 3px solid var(--ol-amber); outline-offset: 2px; }
 #main:focus { outline: none; }
+.bundle-failure { margin: 12px 0; padding: 10px 14px; border: 2px solid var(--ol-error-red);
+  background: var(--ol-wrong-background); color: var(--ol-wrong-red); font-weight: 600; }
 """)
 
 
 BOKEH_FIXES_JS = script("bokeh_fixes.js")
-"""``assets/bokeh_fixes.js`` without its comment lines, inlined in every page after BokehJS's scripts."""
+"""``assets/bokeh_fixes.js`` without its comment lines, run in every page after BokehJS's scripts."""
+
+
+def course_scripts(bokeh_js: str | None) -> str:
+    """A course page's scripts (the template calls it): Bokeh's, loaded BokehJS first, then :data:`BOKEH_FIXES_JS`.
+
+    Parameters
+    ----------
+    bokeh_js : str or None
+        Bokeh's ``<script>`` tags for the page.
+
+    Returns
+    -------
+    str
+        What goes in the head instead (:func:`app.bundle_loading.scripts_html`).
+    """
+    return bundle_loading.scripts_html(bokeh_js, after=(BOKEH_FIXES_JS,))
 
 
 class CourseTemplate(pn.template.BootstrapTemplate):
     """Panel's Bootstrap template with a skip link, a ``<header>`` and one ``<main>`` landmark.
 
-    Its scripts leave out the BokehJS bundles no course page uses (MathJax, WebGL); the list and
-    the reason are in ``templates/course.html``. After them it runs :data:`BOKEH_FIXES_JS`, which
-    :meth:`_update_vars` passes as the template variable ``bokeh_fixes_js``.
+    Its scripts are loaded BokehJS first, without the BokehJS bundles no course page uses (MathJax,
+    WebGL), and followed by :data:`BOKEH_FIXES_JS`: :func:`course_scripts`, which :meth:`_update_vars`
+    passes to the template as ``course_scripts`` (the reasons are in :mod:`app.bundle_loading`).
     """
 
     _template = Path(__file__).parent / "templates" / "course.html"
@@ -53,9 +72,9 @@ class CourseTemplate(pn.template.BootstrapTemplate):
     location = param.Boolean(default=False, readonly=True, doc="Whether Panel adds its Location model (never).")
 
     def _update_vars(self, *args) -> None:
-        """Panel's template variables, and ``bokeh_fixes_js`` (set where Panel's own templates set theirs)."""
+        """Panel's template variables, and ``course_scripts`` (set where Panel's own templates set theirs)."""
         super()._update_vars(*args)
-        self._render_variables["bokeh_fixes_js"] = BOKEH_FIXES_JS
+        self._render_variables["course_scripts"] = course_scripts
 
     def _init_doc(
         self,

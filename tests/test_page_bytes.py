@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import re
 import threading
 import urllib.error
 import urllib.request
@@ -21,12 +20,12 @@ from tornado.httpserver import HTTPServer
 from tornado.web import Application
 
 from app import compression
+from app.bundle_loading import UNUSED_BUNDLES
 from app.catalog import lab_kinds
 from app.content import load_lessons
 from devtools.ports import free_port
 
 BOKEH_JS = Path(settings.bokehjs_path()) / "js" / "bokeh.min.js"
-TEMPLATE = Path(__file__).resolve().parents[1] / "app" / "templates" / "course.html"
 
 
 @dataclass
@@ -119,9 +118,8 @@ def test_panel_files_and_a_head_request(gzip_server):
 
 
 def test_the_template_leaves_out_only_bundles_no_page_needs():
-    """course.html drops MathJax and WebGL: no lesson has TeX and no lab plot draws with WebGL."""
-    dropped = re.search(r"set unused_bundles = \[([^\]]*)\]", TEMPLATE.read_text(encoding="utf-8"))
-    assert dropped and set(re.findall(r'"([^"]+)"', dropped.group(1))) == {"/bokeh-mathjax.", "/bokeh-gl."}
+    """Pages drop MathJax and WebGL (app.bundle_loading): no lesson has TeX and no lab plot draws with WebGL."""
+    assert set(UNUSED_BUNDLES) == {"/bokeh-mathjax.", "/bokeh-gl."}
     for lesson in load_lessons():
         text = lesson.path.read_text(encoding="utf-8")
         assert not contains_tex_string(text), f"{lesson.path} has TeX: MathJax would have to be loaded"
