@@ -12,7 +12,10 @@ fresh browser profile (cold browser cache, as a student's first visit), and time
 Each is measured on loopback as it is, and throttled as a mid-range phone on a slow 4G network,
 through the Chrome DevTools Protocol: 4 Mbit/s down, 1.5 Mbit/s up, 150 ms round trip
 (``Network.emulateNetworkConditions``) and the page's CPU 4× slower (``Emulation.setCPUThrottlingRate``).
-The server runs unthrottled on this machine. Prints one table, median and worst of ``--runs``.
+The server runs unthrottled on this machine. Prints one table, median and worst of ``--runs``,
+and how fast this machine was before and after the visits (``bench/lib/machine.py``): the page's
+CPU is throttled relative to this machine's, so a machine running slower that hour emulates a
+slower phone, and the figures of two runs compare only at similar speeds.
 
 With ``--before DIR`` (another checkout, such as ``git worktree add /tmp/before <commit>``) that
 checkout's app is opened in the same rounds too, visit for visit in turn with this one's: the
@@ -32,6 +35,7 @@ from pathlib import Path
 import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
+from bench.lib.machine import REFERENCE_MACHINE_S, integer_additions_s
 from bench.lib.servers import AppServer, PanelServer
 from tests.chromium import launch
 
@@ -120,6 +124,7 @@ def main() -> None:
         apps["before"] = AppServer(ready_path="/healthz", cwd=args.before.resolve())
     bare = PanelServer("bare_lesson.py")
     rows = []
+    speed = [integer_additions_s()]
     try:
         with sync_playwright() as playwright:
             browser = launch(playwright)
@@ -136,11 +141,16 @@ def main() -> None:
                 for name, app_runs in runs.items():
                     rows.append((conditions.name, name, [r[0] for r in app_runs], [r[1] for r in app_runs], bare_runs))
             browser.close()
+        speed.append(integer_additions_s())
     finally:
         for app in apps.values():
             app.stop()
         bare.stop()
     print(f"Time to a working lab, /lesson?id={args.lesson}, {args.runs} fresh profiles each, median / worst")
+    print(
+        f"machine: 10M integer additions in {speed[0]:.2f} s before the visits and {speed[-1]:.2f} s after"
+        f" ({REFERENCE_MACHINE_S:.2f} s on the reference machine; the throttled page runs 4× slower than this one)"
+    )
     if args.before:
         print(f"before: the app of {args.before}")
     print("| conditions | app | readout shown | Step answered | bare page: heading shown |")
