@@ -47,13 +47,11 @@ FIRST_TO_RUN = ("/bokeh.min.js", "/bokeh.js")
 FAILURE = "Part of this page did not arrive, so it cannot start. Check the connection and reload the page."
 """What the page says, in an alert at the top, when one of its scripts cannot be loaded."""
 
-WAITING_FOR_BUNDLES = (
-    '  if (window.overlapBundles) window.overlapBundles.then(fn);\n  else if (document.readyState != "loading") fn();'
-)
-"""The line of the embed wrapper that runs Bokeh's embed code, as :func:`install` writes it."""
+WAITING_FOR_BUNDLES = script("embed_waits.js")
+"""The lines of the embed wrapper that run Bokeh's embed code, as :func:`install` writes them."""
 
-_PANEL_RUNS_IT = '  if (document.readyState != "loading") fn();'
-"""The same line as Panel writes it (``panel/io/resources.py``)."""
+_PANEL_RUNS_IT = WAITING_FOR_BUNDLES.splitlines()[-1].replace("else if", "if", 1)
+"""The same line as Panel writes it (``panel/io/resources.py``): the asset's last line without its ``else``."""
 
 
 @dataclass
