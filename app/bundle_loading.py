@@ -20,8 +20,8 @@ It also leaves out the BokehJS bundles no course page uses (:data:`UNUSED_BUNDLE
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from html.parser import HTMLParser
 
 from bokeh.embed import wrappers
@@ -40,6 +40,10 @@ Panel 1.9.4 adds MathJax (1.8 MB, 0.6 MB gzipped) to any page holding an HTML or
 and has no setting to say otherwise; its server pages always load WebGL (0.2 MB). No lesson has TeX
 and no plot draws with ``output_backend="webgl"`` (``tests/test_page_bytes.py`` checks both).
 """
+
+CLASSIC_SCRIPT_TYPES = ("", "text/javascript", "application/javascript")
+"""``type`` attributes of classic scripts, the kind the loader runs; others (a module, es-module-shims'
+``esms-options``) stay tags of their own."""
 
 FIRST_TO_RUN = ("/bokeh.min.js", "/bokeh.js")
 """BokehJS's main bundle (minified or not): every other bundle needs it, so it is fetched first."""
@@ -61,8 +65,8 @@ class PageScripts:
     Attributes
     ----------
     static : list of str
-        Tags that stay as they are, before the loader: non-JavaScript ones (es-module-shims'
-        ``esms-options``) and inline code that came before the first bundle.
+        Tags that stay as they are, before the loader: all but classic scripts (es-module-shims'
+        ``esms-options``), and inline code that came before the first bundle.
     steps : list of dict
         What runs, in the page's order: ``{"src": url}`` for a bundle, ``{"code": js}`` for inline
         code that came after one.
@@ -116,15 +120,12 @@ def read_scripts(bokeh_js: str) -> PageScripts:
     page = PageScripts()
     for attributes, start, text in reader.scripts:
         source = attributes.get("src")
-        if source:
-            if not any(part in source for part in UNUSED_BUNDLES):
-                page.steps.append({"src": source})
-        elif attributes.get("type", "text/javascript") not in ("text/javascript", "application/javascript", "module"):
+        if attributes.get("type", "") not in CLASSIC_SCRIPT_TYPES or not (source or page.steps):
             page.static.append(f"{start}{text}</script>")
-        elif page.steps:
+        elif not source:
             page.steps.append({"code": text})
-        else:
-            page.static.append(f"{start}{text}</script>")
+        elif not any(part in source for part in UNUSED_BUNDLES):
+            page.steps.append({"src": source})
     return page
 
 
@@ -133,14 +134,17 @@ def _json(value: object) -> str:
     return json.dumps(value).replace("</", "<\\/")
 
 
-def scripts_html(bokeh_js: str | None, after: Sequence[str] = ()) -> Markup:
+@lru_cache(maxsize=32)
+def scripts_html(bokeh_js: str | None, after: tuple[str, ...] = ()) -> Markup:
     """A page's scripts as the loader runs them: what replaces Bokeh's tags in the head.
+
+    The same for every student who opens the same kind of page, so kept once made (a few kinds).
 
     Parameters
     ----------
     bokeh_js : str or None
         Bokeh's ``<script>`` tags for the page (the template variable ``bokeh_js``).
-    after : sequence of str
+    after : tuple of str
         More inline JavaScript to run once the page's own scripts have run (the course's fixes).
 
     Returns

@@ -112,3 +112,10 @@ def test_an_unknown_embed_wrapper_is_refused_loudly(monkeypatch):
     monkeypatch.setattr(wrappers, "_ONLOAD", "(function() { %(code)s })();")
     with pytest.raises(RuntimeError, match="embed wrapper changed"):
         bundle_loading.install()
+
+
+def test_only_classic_scripts_go_to_the_loader():
+    module = '<script type="module" src="static/extensions/x/widget.js"></script>'
+    html = scripts_html(f'<script src="{BOKEH}"></script>\n{module}\n<script type="module">import "./y.js"</script>')
+    assert module in html and '<script type="module">import "./y.js"</script>' in html
+    assert loader_arguments(html)[2] == [{"src": BOKEH}]
