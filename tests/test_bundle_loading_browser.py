@@ -35,6 +35,24 @@ def test_bokehjs_arrives_before_the_other_bundles_are_asked_for_and_the_lab_work
         assert asked[0] > arrived, f"{name} was asked for before BokehJS had arrived: {events[: arrived + 1]}"
 
 
+def test_a_browser_without_preload_still_gets_every_bundle_and_the_lab_works(page):
+    """As a browser that does not know ``<link rel=preload>``: such a link never loads."""
+    page.add_init_script("""{
+      const supports = DOMTokenList.prototype.supports
+      DOMTokenList.prototype.supports = function (token) { return token !== "preload" && supports.call(this, token) }
+      const rel = Object.getOwnPropertyDescriptor(HTMLLinkElement.prototype, "rel")
+      Object.defineProperty(HTMLLinkElement.prototype, "rel", {
+        get() { return rel.get.call(this) },
+        set(value) { rel.set.call(this, value === "preload" ? "unknown-to-this-browser" : value) },
+      })
+    }""")
+    page.goto(page.base_url + LESSON)
+    lab = page.get_by_role("region", name="Queue lab")
+    expect(lab.get_by_role("status").first).to_contain_text("t = 0.00 s")
+    lab.get_by_role("button", name="Step").click()
+    expect(lab.get_by_role("status").first).to_contain_text("t = 1.00 s")
+
+
 def test_the_embed_waits_for_bundles_that_arrive_after_the_page_is_parsed(page):
     """Panel's bundle held back past DOMContentLoaded: Bokeh's embed code waits for it, then the lab works."""
     held = []

@@ -11,7 +11,12 @@
 // If a bundle cannot be loaded (a dropped connection), the page says so in an alert at the top of
 // <main> and asks for a reload: nothing of the page would work without it.
 (function (early, late, steps, failure) {
+  const rels = document.createElement("link").relList
+  // A browser without <link rel=preload> would never say that a file has arrived: it is asked for
+  // each bundle by its script element alone, one after the other.
+  const canPreload = Boolean(rels && rels.supports && rels.supports("preload"))
   function fetched(url) {
+    if (!canPreload) return Promise.resolve()
     return new Promise((resolve) => {
       const link = document.createElement("link")
       link.rel = "preload"
