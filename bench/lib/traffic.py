@@ -119,7 +119,8 @@ def recorder(context: BrowserContext, page: Page) -> Iterator[Callable[[], Visit
     def handshake(event: dict) -> None:
         headers = {key.lower(): value for key, value in event["response"]["headers"].items()}
         if headers.get("sec-websocket-extensions", "").startswith("permessage-deflate"):
-            level, memory = WEBSOCKET_COMPRESSION.values()
+            level = WEBSOCKET_COMPRESSION["websocket_compression_level"]
+            memory = WEBSOCKET_COMPRESSION["websocket_compression_mem_level"]
             deflater["now"] = zlib.compressobj(level, zlib.DEFLATED, -zlib.MAX_WBITS, memory)
 
     def payload(event: dict) -> bytes:
