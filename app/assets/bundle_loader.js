@@ -7,6 +7,7 @@
 // come in. Then every script runs in the page's order, each once it is in, and the inline code
 // that followed the tags after them. `window.overlapBundles` settles once all that has run and
 // the document is parsed: Bokeh's embed code waits for it (app/bundle_loading.py, onload wrapper).
+// `window.overlapBundlesFetched` settles once every bundle has arrived (run or not).
 //
 // If a bundle cannot be loaded (a dropped connection), the page says so in an alert at the top of
 // <main> and asks for a reload: nothing of the page would work without it.
@@ -56,11 +57,12 @@
       ;(document.getElementById("main") || document.body).prepend(alert)
     })
   }
-  window.overlapBundles = Promise.all(early.map(fetched))
-    .then(() => {
-      late.forEach(fetched)
-      return steps.reduce((previous, step) => previous.then(() => ran(step)), Promise.resolve())
-    })
+  const earlyIn = Promise.all(early.map(fetched))
+  // Every bundle in, not all run yet: the network is free from here (app/assets/early_connection.js
+  // asks for the page's document then).
+  window.overlapBundlesFetched = earlyIn.then(() => Promise.all(late.map(fetched)))
+  window.overlapBundles = earlyIn
+    .then(() => steps.reduce((previous, step) => previous.then(() => ran(step)), Promise.resolve()))
     .then(parsed)
   window.overlapBundles.catch(say)
 })
