@@ -5,12 +5,13 @@ cached session: the same document, so the same scripts, stylesheets, roots and t
 Panel renders it anew for each request all the same (``panel.io.server.server_html_page_for_session``:
 the document's resource bundle, then Bokeh's page template), and in a class of 100 students on one
 process that was 5% of the server's CPU (py-spy, December 2026). The only part that differs is
-the token that names the student's new session.
+the token that names the student's new session (twice in a course page: Bokeh's embed script and
+the early websocket, :mod:`app.early_connection`).
 
 :func:`server_html_page` renders a cached session's page once, with a placeholder where the token
 goes, keeps it beside the session's document, and answers each later request for that session with
-the placeholder replaced by the request's token. Everything the page depends on besides the document
-is part of the key (the path's depth, the resources' mode and root, the title, the template and its
+the placeholder replaced by the request's token wherever it is. Everything the page depends on
+besides the document is part of the key (the path's depth, the resources' mode and root, the title, the template and its
 variables, Panel's theme and loading spinner), and so are the document's roots and model count (a
 cached session's document does not change once built, but if it did), so a change renders it again.
 A session that is not one of Panel's cached ones (under ``panel serve``, which does not reuse
@@ -87,7 +88,7 @@ def server_html_page(
     if kept is not None and kept[0] == _key(session, resources, title, template, template_variables):
         return kept[1].replace(PLACEHOLDER, token)
     html = _PANEL_PAGE(session, resources, title, PLACEHOLDER, template, template_variables)
-    if html.count(PLACEHOLDER) != 1:  # the token is not where a copy can take it: as Panel does
+    if PLACEHOLDER not in html:  # the token is not where a copy can take it: as Panel does
         return _PANEL_PAGE(session, resources, title, token, template, template_variables)
     # the key after rendering: Panel's render sets the template's theme and static path in its variables
     _kept[session.document] = (_key(session, resources, title, template, template_variables), html)

@@ -10,7 +10,15 @@ import panel as pn
 import param
 from bokeh.document import Document
 
-from app import bundle_loading, lean_config, lean_models, lean_references, lean_serialization, panel_fixes
+from app import (
+    bundle_loading,
+    early_connection,
+    lean_config,
+    lean_models,
+    lean_references,
+    lean_serialization,
+    panel_fixes,
+)
 from app.browser_code import script
 from app.connection import ConnectionWatch
 from labs.ui.palette import NAVY, ROOT_CSS, inline
@@ -62,6 +70,8 @@ class CourseTemplate(pn.template.BootstrapTemplate):
     Its scripts are loaded BokehJS first, without the BokehJS bundles no course page uses (MathJax,
     WebGL), and followed by :data:`BOKEH_FIXES_JS`: :func:`course_scripts`, which :meth:`_update_vars`
     passes to the template as ``course_scripts`` (the reasons are in :mod:`app.bundle_loading`).
+    Before them, the page opens its websocket itself (:mod:`app.early_connection`, the template's
+    ``early_connection``).
     """
 
     _template = Path(__file__).parent / "templates" / "course.html"
@@ -72,9 +82,10 @@ class CourseTemplate(pn.template.BootstrapTemplate):
     location = param.Boolean(default=False, readonly=True, doc="Whether Panel adds its Location model (never).")
 
     def _update_vars(self, *args) -> None:
-        """Panel's template variables, and ``course_scripts`` (set where Panel's own templates set theirs)."""
+        """Panel's template variables, ``course_scripts`` and ``early_connection`` (set where Panel sets its own)."""
         super()._update_vars(*args)
         self._render_variables["course_scripts"] = course_scripts
+        self._render_variables["early_connection"] = early_connection.script_html
 
     def _init_doc(
         self,
