@@ -1,4 +1,4 @@
-"""Bokeh's and Panel's JavaScript and CSS sent gzipped, each file compressed once per process.
+"""Bokeh's and Panel's JavaScript and CSS sent compressed: brotli or gzip, each file compressed once.
 
 Tornado sends static files as they are on disk: about 3.1 MB of JavaScript and CSS for a lesson's
 first visit, 0.8 MB gzipped. Tornado's own ``compress_response`` setting would gzip them again for
@@ -10,9 +10,11 @@ handlers keep the gzipped bytes of each file in memory instead, keyed by path, s
 - ``panel serve ... --plugins app.panel_plugin`` adds :data:`ROUTES` the documented way (a plugin
   module's ``ROUTES``); with no root app they are tried before Bokeh's static routes.
 
-A client that does not accept gzip, or asks for a byte range, gets the file as it is on disk, as
-before. Every compressible answer says ``Vary: Accept-Encoding``, so nginx's cache keeps both kinds
-apart, and the gzipped one has its own ETag.
+A client that accepts brotli (every current browser, over HTTPS and on localhost) gets the file
+brotli-compressed once that is ready (:mod:`app.brotli_store` compresses in the background, once
+per machine; gzip meanwhile), about 17% fewer bytes than gzip. A client that accepts neither, or asks
+for a byte range, gets the file as it is on disk. Every compressible answer says
+``Vary: Accept-Encoding``, so nginx's cache keeps the kinds apart, and each encoding has its own ETag.
 """
 
 from __future__ import annotations
@@ -28,6 +30,8 @@ from panel.io.resources import extension_dirs
 from tornado.iostream import StreamClosedError
 from tornado.web import StaticFileHandler
 
+from app import brotli_store
+
 MIN_SIZE = 1024
 """Files smaller than this (bytes) go as they are: gzip's header would eat the gain."""
 
@@ -41,8 +45,8 @@ COMPRESSIBLE = ("text/", "application/javascript", "application/json", "applicat
 """Content types (prefixes) worth compressing; fonts and images are compressed already."""
 
 
-class GzipStatic(StaticFileHandler):
-    """A static-file handler mixin that answers ``Accept-Encoding: gzip`` with cached gzipped bytes.
+class CompressedStatic(StaticFileHandler):
+    """A static-file handler mixin that answers ``Accept-Encoding`` with cached brotli or gzip bytes.
 
     Put it before a :class:`tornado.web.StaticFileHandler` subclass in the bases; everything else
     (paths, versions, cache headers, 304s) stays that handler's.
@@ -52,7 +56,8 @@ class GzipStatic(StaticFileHandler):
     _lock: ClassVar[threading.Lock] = threading.Lock()
 
     def initialize(self, *args, **kwargs) -> None:  # noqa: D102 - Tornado's hook, documented there
-        self._gzip_body: bytes | None = None
+        self._coding: str | None = None  # the Content-Encoding of this answer, if compressed
+        self._brotli_pending = False  # the client takes brotli, whose bytes are not ready yet
         super().initialize(*args, **kwargs)
 
     def compressible(self) -> bool:
@@ -65,21 +70,57 @@ class GzipStatic(StaticFileHandler):
         """
         return (self.get_content_type() or "").startswith(COMPRESSIBLE)
 
-    def accepts_gzip(self) -> bool:
-        """Whether the request takes a gzipped answer (and asks for the whole file).
+    def accepted_codings(self) -> set[str]:
+        """The compressed encodings this request takes for the whole file, as HTTP reads them.
 
         Returns
         -------
-        bool
-            True when ``Accept-Encoding`` names gzip (not with ``q=0``) and there is no ``Range``.
+        set of str
+            Of ``br`` and ``gzip``: those ``Accept-Encoding`` names (``*`` names both) without
+            ``q=0``; none when the request asks for a byte range.
         """
         if self.request.headers.get("Range"):
-            return False
+            return set()
+        accepted: set[str] = set()
         for part in self.request.headers.get("Accept-Encoding", "").split(","):
             coding, _, params = part.strip().partition(";")
-            if coding.strip().lower() in ("gzip", "*") and params.replace(" ", "") not in ("q=0", "q=0.0"):
-                return True
-        return False
+            if params.replace(" ", "").lower() in ("q=0", "q=0.0", "q=0.00", "q=0.000"):
+                continue
+            coding = coding.strip().lower()
+            accepted |= {"br", "gzip"} if coding == "*" else {coding} & {"br", "gzip"}
+        return accepted
+
+    @classmethod
+    def encoded(cls, absolute_path: str, accepted: set[str]) -> tuple[bytes | None, str | None, bool]:
+        """The file's bytes in the best encoding the client takes that is ready, and that encoding.
+
+        Parameters
+        ----------
+        absolute_path : str
+            A file the handler has validated.
+        accepted : set of str
+            From :meth:`accepted_codings`.
+
+        Returns
+        -------
+        tuple
+            ``(body, coding, pending)``: ``"br"`` once brotli's bytes are ready (asking starts
+            them), else ``"gzip"``, else ``(None, None, pending)``: the file goes as it is.
+            ``pending`` says that brotli was accepted but is not ready yet.
+        """
+        if os.stat(absolute_path).st_size < MIN_SIZE:
+            return None, None, False
+        pending = False
+        if "br" in accepted:
+            done, body = brotli_store.compressed(absolute_path)
+            if body is not None:
+                return body, "br", False
+            pending = not done
+        if "gzip" in accepted:
+            body = cls.gzipped(absolute_path)
+            if body is not None:
+                return body, "gzip", pending
+        return None, None, pending
 
     @classmethod
     def gzipped(cls, absolute_path: str) -> bytes | None:
@@ -111,7 +152,7 @@ class GzipStatic(StaticFileHandler):
         return body
 
     def compute_etag(self) -> str | None:
-        """The file's ETag, marked ``-gzip`` for the gzipped answer (a different representation).
+        """The file's ETag, marked ``-br`` or ``-gzip`` for a compressed answer (another representation).
 
         Returns
         -------
@@ -119,12 +160,16 @@ class GzipStatic(StaticFileHandler):
             The quoted ETag.
         """
         etag = super().compute_etag()
-        if etag is not None and self._gzip_body is not None:
-            return etag[:-1] + '-gzip"'
+        if etag is not None and self._coding is not None:
+            return f'{etag[:-1]}-{self._coding}"'
         return etag
 
     def set_extra_headers(self, path: str) -> None:
-        """Say ``Content-Encoding: gzip`` when gzipped, and ``Vary: Accept-Encoding`` on every compressible answer.
+        """Say ``Content-Encoding`` when compressed, and ``Vary: Accept-Encoding`` on every compressible answer.
+
+        A client that takes brotli but is sent gzip (brotli's bytes are not ready yet) is told not to
+        keep the answer without asking again (``Cache-Control: no-cache``, no ``Expires``): nginx's
+        cache would otherwise give that gzip copy to every later browser sending the same header.
 
         Parameters
         ----------
@@ -135,11 +180,14 @@ class GzipStatic(StaticFileHandler):
         settings = self.application.settings
         if self.compressible() and not (settings.get("compress_response") or settings.get("gzip")):
             self.set_header("Vary", "Accept-Encoding")  # else Tornado's own gzip transform adds it
-        if self._gzip_body is not None:
-            self.set_header("Content-Encoding", "gzip")
+        if self._coding is not None:
+            self.set_header("Content-Encoding", self._coding)
+        if self._brotli_pending:
+            self.clear_header("Expires")
+            self.set_header("Cache-Control", "no-cache")
 
     async def get(self, path: str, include_body: bool = True) -> None:
-        """Answer with the gzipped file when the client takes it, else as Tornado would.
+        """Answer with the brotli or gzipped file when the client takes it, else as Tornado would.
 
         Parameters
         ----------
@@ -148,17 +196,19 @@ class GzipStatic(StaticFileHandler):
         include_body : bool
             False for HEAD.
         """
-        if not self.accepts_gzip():
+        accepted = self.accepted_codings()
+        if not accepted:
             return await super().get(path, include_body)
         self.path = self.parse_url_path(path)
         absolute_path = self.get_absolute_path(self.root, self.path)
         self.absolute_path = self.validate_absolute_path(self.root, absolute_path)
         if self.absolute_path is None:
             return None
-        body = self.gzipped(self.absolute_path) if self.compressible() else None
+        body, self._coding, self._brotli_pending = (
+            self.encoded(self.absolute_path, accepted) if self.compressible() else (None, None, False)
+        )
         if body is None:
             return await super().get(path, include_body)
-        self._gzip_body = body
         self.modified = self.get_modified_time()
         self.set_headers()
         if self.should_return_304():
@@ -175,16 +225,16 @@ class GzipStatic(StaticFileHandler):
         return None
 
 
-class GzipBokehStatic(GzipStatic, StaticHandler):
-    """BokehJS's files (``/static/...``), gzipped."""
+class CompressedBokehStatic(CompressedStatic, StaticHandler):
+    """BokehJS's files (``/static/...``), compressed."""
 
 
-class GzipExtensionStatic(GzipStatic, MultiRootStaticHandler):
-    """Bokeh extensions' files, Panel's among them (``/static/extensions/<name>/...``), gzipped."""
+class CompressedExtensionStatic(CompressedStatic, MultiRootStaticHandler):
+    """Bokeh extensions' files, Panel's among them (``/static/extensions/<name>/...``), compressed."""
 
 
 ROUTES = [
-    (r"/static/extensions/(.*)", GzipExtensionStatic, {"root": extension_dirs}),
-    (r"/static/(.*)", GzipBokehStatic),
+    (r"/static/extensions/(.*)", CompressedExtensionStatic, {"root": extension_dirs}),
+    (r"/static/(.*)", CompressedBokehStatic),
 ]
 """The routes, in the order they must be tried (``app.server``, ``app.panel_plugin``)."""

@@ -3,7 +3,7 @@
 A ``panel serve`` plugin (Panel's documented ``--plugins`` flag) is a module with a ``ROUTES`` list
 of Tornado routes, tried after every page's own routes and before Bokeh's top-level ones:
 
-- Bokeh's and Panel's static files, gzipped (:mod:`app.compression`);
+- Bokeh's and Panel's static files, brotli- or gzip-compressed (:mod:`app.compression`);
 - the class's data for the instructor's scripts (:mod:`app.classroom.http`; the class is on when
   ``CLASS_DB`` is set);
 - ``/`` redirected to the index page (``/index``). The README's line does not pass ``--index

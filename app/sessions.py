@@ -9,14 +9,17 @@ bounded number of values, so a stream of made-up query strings cannot grow the c
 
 The cached sessions are built at start-up by requesting each page kind once (:func:`warm_up`), so
 that no student's session is built twice and ``/healthz`` can tell a load balancer when the process
-is ready.
+is ready. The warm-up then asks for the static files those pages name, as a browser would, so that
+they are compressed before the first student asks (:mod:`app.compression`).
 """
 
 from __future__ import annotations
 
 import gc
+import re
 from collections.abc import Callable
 from functools import wraps
+from urllib.parse import urljoin
 
 import panel as pn
 from panel.io.resources import LOCAL_DIST
@@ -130,11 +133,39 @@ async def warm_up(base_url: str, paths: list[str]) -> None:
         From :func:`warm_up_paths`.
     """
     client = AsyncHTTPClient()
+    static: dict[str, None] = {}  # in order, once each
     for path in paths:
-        await client.fetch(base_url + path, raise_error=False, request_timeout=60)
+        page = await client.fetch(base_url + path, raise_error=False, request_timeout=60)
         BuildCounter.warm_ups += 1
+        static.update(dict.fromkeys(static_urls(base_url + path, page.body or b"")))
     settle_garbage_collector()
     BuildCounter.ready = True
+    for url in static:  # gzipped now, brotli started on its thread (app.brotli_store)
+        headers = {"Accept-Encoding": "br, gzip"}
+        await client.fetch(url, raise_error=False, request_timeout=60, decompress_response=False, headers=headers)
+
+
+STATIC_REFERENCE = re.compile(rb"""["']([^"'\s<>]*static/[^"'\s<>]+)["']""")
+"""A quoted address under ``static/`` in a page's HTML: a link's, or one in the bundle loader's lists."""
+
+
+def static_urls(page_url: str, html: bytes) -> list[str]:
+    """The static files a page's HTML names (scripts, stylesheets, icons), as absolute URLs, once each.
+
+    Parameters
+    ----------
+    page_url : str
+        The page's own address, which relative references are resolved against.
+    html : bytes
+        The page's HTML.
+
+    Returns
+    -------
+    list of str
+        Each file's URL, in the order the page first names it.
+    """
+    found = (urljoin(page_url, match.decode("utf-8", "replace")) for match in STATIC_REFERENCE.findall(html))
+    return list(dict.fromkeys(found))
 
 
 def settle_garbage_collector() -> None:

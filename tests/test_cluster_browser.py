@@ -150,3 +150,24 @@ def test_nginx_keeps_the_gzipped_and_the_plain_copy_apart(cluster):
     assert packed_encoding == "gzip" and gzip.decompress(packed) == on_disk
     assert plain_encoding is None and plain == on_disk
     assert packed_cache == plain_cache == "HIT", (packed_cache, plain_cache)
+
+
+def test_nginx_keeps_the_brotli_copy_apart_and_never_keeps_gzip_for_a_browser_taking_brotli(cluster):
+    """A browser's Accept-Encoding gets brotli through nginx's cache once the app has made it (app.brotli_store)."""
+    import urllib.request
+
+    import brotli
+    from bokeh.settings import settings
+
+    path = "/static/js/bokeh-tables.min.js"
+    on_disk = (Path(settings.bokehjs_path()) / "js" / "bokeh-tables.min.js").read_bytes()
+
+    def fetch() -> tuple[str | None, str | None, bytes]:
+        request = urllib.request.Request(cluster.url + path, headers={"Accept-Encoding": "gzip, deflate, br, zstd"})
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.headers.get("Content-Encoding"), reply.headers.get("X-Cache-Status"), reply.read()
+
+    wait_until(lambda: fetch()[0] == "br")
+    encoding, cache, body = fetch()
+    assert encoding == "br" and cache == "HIT", (encoding, cache)
+    assert brotli.decompress(body) == on_disk

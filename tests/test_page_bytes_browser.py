@@ -1,4 +1,4 @@
-"""A lesson page from ``python -m app`` in Chromium: its JavaScript and CSS gzipped, no MathJax, a working lab."""
+"""A lesson page from ``python -m app`` in Chromium: its JavaScript and CSS compressed, no MathJax, a working lab."""
 
 from __future__ import annotations
 
@@ -20,14 +20,18 @@ def record_responses(page) -> list:
     return responses
 
 
-def assert_static_files_gzipped(responses: list) -> None:
-    """Every JavaScript and CSS file of 1 kB or more came gzipped; nothing unused was asked for."""
+COMPRESSED = ("br", "gzip")
+"""The encodings the app sends static files in: brotli once made (app.brotli_store), gzip until then."""
+
+
+def assert_static_files_compressed(responses: list) -> None:
+    """Every JavaScript and CSS file of 1 kB or more came compressed; nothing unused was asked for."""
     assets = [r for r in responses if r.url.split("?")[0].endswith((".js", ".css")) and r.status == 200]
     assert len(assets) >= 5, [r.url for r in responses]
     unzipped = [
         r.url
         for r in assets
-        if r.headers.get("content-encoding") != "gzip" and int(r.headers.get("content-length", "0")) >= 1024
+        if r.headers.get("content-encoding") not in COMPRESSED and int(r.headers.get("content-length", "0")) >= 1024
     ]
     assert not unzipped, f"sent uncompressed: {unzipped}"
     asked = [r.url for r in responses if any(part in r.url.lower() for part in UNUSED)]
@@ -53,7 +57,7 @@ def assert_websocket_deflated(page, handshakes: list[dict[str, str]]) -> None:
     assert extensions.startswith("permessage-deflate"), f"websocket not deflated: {handshakes[0]}"
 
 
-def test_a_lesson_comes_gzipped_without_mathjax_and_its_lab_works(page):
+def test_a_lesson_comes_compressed_without_mathjax_and_its_lab_works(page):
     responses = record_responses(page)
     handshakes = record_websocket_handshakes(page)
     page.goto(page.base_url + "/lesson?id=overlap")
@@ -65,8 +69,24 @@ def test_a_lesson_comes_gzipped_without_mathjax_and_its_lab_works(page):
     expect(readout).to_contain_text("t = 1.00 s")
     document = next(r for r in responses if "/lesson?id=overlap" in r.url)
     assert document.headers.get("content-encoding") == "gzip"
-    assert_static_files_gzipped(responses)
+    assert_static_files_compressed(responses)
     assert_websocket_deflated(page, handshakes)
+
+
+def test_once_brotli_is_made_chromium_gets_bokehjs_in_it(browser, live_server):
+    """The warm-up started brotli for every file a page names; a new visitor then gets it in brotli."""
+
+    def bokehjs_encoding() -> str | None:
+        context = browser.new_context()
+        try:
+            visitor = context.new_page()
+            with visitor.expect_response(lambda r: "/static/js/bokeh.min.js" in r.url) as answer:
+                visitor.goto(live_server.url + "/lesson?id=overlap", wait_until="commit")
+            return answer.value.headers.get("content-encoding")
+        finally:
+            context.close()
+
+    poll(lambda: bokehjs_encoding() == "br", what="BokehJS sent in brotli")
 
 
 def test_the_trace_page_still_gets_its_file_dropper(page):

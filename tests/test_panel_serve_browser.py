@@ -13,7 +13,7 @@ from labs.registry import registrations
 from tests.conftest import LiveServer, serve_readme_panel
 from tests.student import type_value
 from tests.test_page_bytes_browser import (
-    assert_static_files_gzipped,
+    assert_static_files_compressed,
     assert_websocket_deflated,
     record_responses,
     record_websocket_handshakes,
@@ -69,11 +69,11 @@ def test_the_index_links_every_lab_and_it_opens(page):
         page.go_back()
 
 
-def test_the_readme_line_sends_a_lesson_gzipped_without_mathjax(page):
-    """The README's line: static files gzipped (app.panel_plugin) and the websocket deflated, as python -m app."""
+def test_the_readme_line_sends_a_lesson_compressed_without_mathjax(page):
+    """The README's line: static files compressed (app.panel_plugin) and the websocket deflated, as python -m app."""
     responses = record_responses(page)
     handshakes = record_websocket_handshakes(page)
     page.goto(page.base_url + "/lesson?id=overlap")
     expect(page.get_by_role("region", name="Queue lab").get_by_role("status").first).to_contain_text("t = ")
-    assert_static_files_gzipped(responses)
+    assert_static_files_compressed(responses)
     assert_websocket_deflated(page, handshakes)
