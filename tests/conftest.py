@@ -111,6 +111,17 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
+def protocol_header(payload: object) -> dict | None:
+    """A websocket frame's Bokeh message header (a JSON object with a msgtype), or None for any other frame."""
+    if not isinstance(payload, str):
+        return None
+    try:
+        header = json.loads(payload)
+    except ValueError:
+        return None
+    return header if isinstance(header, dict) and "msgtype" in header else None
+
+
 @dataclass
 class WebsocketLog:
     """Bokeh protocol messages seen on the page's websocket, in order, with the time they passed.
@@ -122,13 +133,8 @@ class WebsocketLog:
     messages: list[tuple[float, str, str]] = field(default_factory=list)
 
     def record(self, direction: str, payload: object) -> None:
-        if not isinstance(payload, str):
-            return
-        try:
-            header = json.loads(payload)
-        except ValueError:
-            return
-        if isinstance(header, dict) and "msgtype" in header:
+        header = protocol_header(payload)
+        if header is not None:
             self.messages.append((time.monotonic(), direction, header["msgtype"]))
 
     def wait_for_quiet(self, page, seconds: float = 0.5) -> None:

@@ -9,12 +9,12 @@ Bokeh asks for it is not handed over, Bokeh opens its own, and the lab works.
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.conftest import protocol_header
 from tests.waiting import poll
 
 pytestmark = pytest.mark.browser
@@ -48,13 +48,8 @@ class Sockets:
 
 
 def _record(headers: list[dict], payload: object) -> None:
-    if not isinstance(payload, str):
-        return
-    try:
-        header = json.loads(payload)
-    except ValueError:
-        return
-    if isinstance(header, dict) and "msgtype" in header:
+    header = protocol_header(payload)
+    if header is not None:
         headers.append(header)
 
 
