@@ -167,9 +167,10 @@ class CompressedStatic(StaticFileHandler):
     def set_extra_headers(self, path: str) -> None:
         """Say ``Content-Encoding`` when compressed, and ``Vary: Accept-Encoding`` on every compressible answer.
 
-        A client that takes brotli but is sent gzip (brotli's bytes are not ready yet) is told not to
-        keep the answer without asking again (``Cache-Control: no-cache``, no ``Expires``): nginx's
-        cache would otherwise give that gzip copy to every later browser sending the same header.
+        A client that takes brotli but is sent gzip (brotli's bytes are not ready yet) may keep that
+        answer as long as any other (the student's next page takes it from the browser's cache), but
+        no shared cache may (``Cache-Control: private``): nginx's would otherwise give that gzip copy
+        to every later browser sending the same header.
 
         Parameters
         ----------
@@ -183,8 +184,8 @@ class CompressedStatic(StaticFileHandler):
         if self._coding is not None:
             self.set_header("Content-Encoding", self._coding)
         if self._brotli_pending:
-            self.clear_header("Expires")
-            self.set_header("Cache-Control", "no-cache")
+            kept = self._headers.get("Cache-Control")
+            self.set_header("Cache-Control", f"private, {kept}" if kept else "private")
 
     async def get(self, path: str, include_body: bool = True) -> None:
         """Answer with the brotli or gzipped file when the client takes it, else as Tornado would.
