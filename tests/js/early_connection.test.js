@@ -124,6 +124,18 @@ function bokeh(window, url = URL_OF_PAGE, token = TOKEN) {
 
 const headers = (frames) => frames.filter((f) => typeof f === "string" && f.includes("msgtype")).map((f) => JSON.parse(f))
 
+/** A page whose early socket has opened, been acknowledged and sent our request for the document. */
+async function pageThatAsked() {
+  const opened = page()
+  opened.run(TOKEN)
+  const [early] = opened.made
+  await early.open()
+  await early.receive(ACK)
+  await settle()
+  const [ours] = headers(early.sent)
+  return { ...opened, early, ours }
+}
+
 test("with the document in before Bokeh runs, Bokeh gets the open, the ACK and our reply as its own", async () => {
   const { window, made, run } = page()
   run(TOKEN)
@@ -171,13 +183,7 @@ test("the document is asked for only once the bundles are in", async () => {
 })
 
 test("handed over while our request is on its way: the reply, when it comes, answers Bokeh's", async () => {
-  const { window, made, run } = page()
-  run(TOKEN)
-  const [early] = made
-  await early.open()
-  await early.receive(ACK)
-  await settle()
-  const [ours] = headers(early.sent)
+  const { window, early, ours } = await pageThatAsked()
   const client = bokeh(window)
   await settle()
   assert.equal(headers(client.frames)[0].msgtype, "ACK")
@@ -217,13 +223,7 @@ test("open but its open event not yet dispatched: Bokeh sees one open, from the 
 })
 
 test("a reply with buffers is handed over whole, only its header's reqid changed", async () => {
-  const { window, made, run } = page()
-  run(TOKEN)
-  const [early] = made
-  await early.open()
-  await early.receive(ACK)
-  await settle()
-  const [ours] = headers(early.sent)
+  const { window, early, ours } = await pageThatAsked()
   const payload = new ArrayBuffer(8)
   const withBuffer = reply(ours.msgid, [payload])
   await early.receive([...withBuffer, ...PATCH])
