@@ -89,7 +89,7 @@ def compressed(absolute_path: str) -> tuple[bool, bytes | None]:
 
 
 def wait(absolute_path: str, timeout: float | None = None) -> bytes | None:
-    """The file's brotli bytes, waiting for them (for start-up's warm-up and for tests).
+    """The file's brotli bytes, waiting for them (for tests: requests never wait, see :func:`compressed`).
 
     Parameters
     ----------
