@@ -151,8 +151,7 @@ def not_found_page(title: str, body: str, root: str = "./") -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         f"<title>{shown} · Overlap Lab</title>\n<style>{CSS}</style>\n</head>\n<body>\n"
         '<a class="skip-link" href="#main">Skip to main content</a>\n'
-        f'<header><a class="title" href="{root}">Overlap Lab</a>'
-        f' <span class="title" aria-hidden="true">-</span> <span class="title">{shown}</span></header>\n'
+        f'<header><a class="title" href="{root}">Overlap Lab</a></header>\n'
         '<main id="main" tabindex="-1">\n'
         f'<nav aria-label="Course"><a href="{root}">← All lessons and labs</a></nav>\n'
         f"<h1>{shown}</h1>\n{body}\n</main>\n</body>\n</html>\n"

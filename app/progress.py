@@ -49,3 +49,8 @@ class ProgressStore(JSComponent):
     def is_done(self, key: str) -> bool:
         """Whether the exercise ``key`` was finished in this browser."""
         return key in self.completed
+
+    def was_correct(self, key: str) -> bool:
+        """Whether the last finished attempt at exercise ``key`` in this browser was correct."""
+        record = self.completed.get(key)
+        return isinstance(record, dict) and record.get("correct") is True

@@ -30,9 +30,8 @@ lean_references.install()
 lean_models.install()
 
 CSS = inline("""
-#header a.title, #header span.title { font-size: 1.15rem; white-space: nowrap; color: var(--ol-white); }
-#header a.title { text-decoration: underline; text-underline-offset: 3px; }
-@media (max-width: 600px) { #header span.title { display: none; } }
+#header a.title { font-size: 1.15rem; white-space: nowrap; color: var(--ol-white);
+  text-decoration: underline; text-underline-offset: 3px; }
 .skip-link { position: absolute; left: 8px; top: -60px; z-index: 2000; padding: 8px 14px;
   background: var(--ol-white); color: var(--ol-navy); font-weight: 600; border: 3px solid var(--ol-navy);
   border-radius: 4px; }
@@ -112,7 +111,7 @@ class CourseTemplate(pn.template.BootstrapTemplate):
             return super()._init_doc(doc, comm, title, notebook, location)
 
 
-def page(title: str, main: object, intro: str = "", extra_html: str = "") -> CourseTemplate:
+def page(title: str, main: object, intro: str = "", extra_html: str = "", back: bool = True) -> CourseTemplate:
     """Wrap ``main`` in the course's page frame.
 
     Parameters
@@ -125,6 +124,8 @@ def page(title: str, main: object, intro: str = "", extra_html: str = "") -> Cou
         An optional sentence shown above ``main``.
     extra_html : str
         Optional trusted HTML shown under the heading (navigation, notices); one pane with it.
+    back : bool
+        Whether the page links back to the index above its heading (the index itself does not).
 
     Returns
     -------
@@ -147,10 +148,12 @@ def page(title: str, main: object, intro: str = "", extra_html: str = "") -> Cou
         collapsed_sidebar=True,
         raw_css=[ROOT_CSS, CSS],
         busy_indicator=None,
+        # Without it a phone lays the page out about 980 px wide and shrinks it to a third.
+        meta_viewport="width=device-width, initial-scale=1",
     )
     heading = pn.pane.HTML(
-        '<nav aria-label="Course"><a href="./">← All lessons and labs</a></nav>'
-        f"<h1 style='font-size:1.7rem;margin:8px 0'>{html.escape(title)}</h1>"
+        ('<nav aria-label="Course"><a href="./">← All lessons and labs</a></nav>' if back else "")
+        + f"<h1 style='font-size:1.7rem;margin:8px 0'>{html.escape(title)}</h1>"
         + (f"<p>{html.escape(intro)}</p>" if intro else "")
         + extra_html,
         sizing_mode="stretch_width",

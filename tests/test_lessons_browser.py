@@ -169,12 +169,12 @@ def test_progress_survives_a_reload(page):
     expect(region.get_by_role("status")).to_contain_text("Correct")
     page.reload()
     region = page.get_by_role("region", name=f"Exercise: {exercise.title}")
-    expect(region).to_contain_text("You finished this exercise before")
+    expect(region).to_contain_text("You got this right before")
     page.goto(page.base_url + "/")
     listing = page.get_by_role("list", name=f"Exercises in {lesson.title}")
-    expect(listing.get_by_role("listitem").first).to_contain_text("done")
+    expect(listing.get_by_role("listitem").first).to_contain_text("correct")
     expect(page.get_by_role("navigation", name="Lessons")).to_contain_text(
-        f"1 of {len(lesson.exercises)} exercises done"
+        f"1 of {len(lesson.exercises)} exercises right"
     )
 
 
