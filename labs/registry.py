@@ -46,6 +46,9 @@ class LabRegistration:
         Keyword arguments for the view beside a lesson.
     units : mapping
         The quantities an exercise may ask about, with their units.
+    counts : mapping
+        The quantities among ``units`` that count whole things, each with its singular
+        (``{"bucket_count": "bucket"}``): feedback prints them as whole numbers, "1 bucket", "3 buckets".
     """
 
     slug: str
@@ -57,6 +60,7 @@ class LabRegistration:
     page_options: Mapping[str, Any] = field(default_factory=dict)
     lesson_options: Mapping[str, Any] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
+    counts: Mapping[str, str] = field(default_factory=dict)
 
     def model_class(self) -> type:
         """The model class, imported now."""
@@ -67,8 +71,8 @@ class LabRegistration:
         return _load(self.view)
 
     def page_view(self) -> Any:
-        """A new view for the standalone page (one per session)."""
-        return self.view_class()(**self.page_options)
+        """A new view for the standalone page (one per session), laid out for a page of its own."""
+        return self.view_class()(placement="page", **self.page_options)
 
     def lesson_view(self) -> Any:
         """A new view for beside a lesson (one per session)."""

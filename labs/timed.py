@@ -31,6 +31,10 @@ class TimedModel(param.Parameterized):
     """
 
     controls: tuple[str, ...] = ()
+    judged_on_play = False
+    """Whether Play changes nothing here but the clock (the roofline's race): every quantity an
+    exercise asks about is the same before and after, so an exercise's run step is done as soon as
+    Play is pressed, and the verdict shows at once."""
 
     t = param.Number(
         default=0.0,
@@ -259,6 +263,14 @@ class TimedModel(param.Parameterized):
         """Put every control back to its default and t back to 0."""
         defaults = {name: self.param[name].default for name in (*self.controls, "step_size", "horizon")}
         self.param.update(t=0.0, **defaults)
+
+    @property
+    def play_rate(self) -> float:
+        """Model time that Play advances per second at 1× speed: one model second per second here.
+
+        A lab whose time runs in other units (the timeline's milliseconds) sets its own pace.
+        """
+        return 1.0
 
     @property
     def at_end(self) -> bool:

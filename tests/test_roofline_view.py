@@ -229,7 +229,7 @@ def test_editing_b_keeps_the_device_typing_p_makes_it_custom_and_reset_restores(
 def test_the_sources_of_the_device_figures_are_shown(lab):
     from bokeh.models import Div
 
-    body = lab.__panel__().object  # the transport's Bokeh pane, with the plots and notes under it
+    body = lab.__panel__().more  # the Bokeh pane under the control panels, with the race and the notes
     text = " ".join(div.text for div in body.object.select({"type": Div}))
     for name in ("H100 Tensor Core GPU datasheet", "H200 Tensor Core GPU datasheet", "A100 Tensor Core GPU datasheet"):
         assert name in text
@@ -243,7 +243,7 @@ def test_lesson_variant_fixes_p_and_has_no_device_chooser():
 
     region = lesson.__panel__()
     assert lesson.device not in region.controls and lesson.fixed_roof in region.controls
-    text = " ".join(div.text for div in region.object.object.select({"type": Div}))
+    text = " ".join(div.text for div in region.more.object.select({"type": Div}))
     assert "Compute roof P = 1000 GFLOP/s (fixed in this lesson)" in lesson.fixed_roof.object
     assert "datasheet" not in text
     lesson.model.apply("intensity", 16)

@@ -149,10 +149,17 @@ def test_the_concealed_time_axis_does_not_give_the_step_away(lab):
     assert lab.gantt.x_range.end == pytest.approx(lab.model.no_overlap_step * 3 * 1.05)
 
 
-def test_the_concealed_bucket_choice_does_not_count_the_buckets(lab):
-    lab.conceal = True
-    assert len(lab.choosers["missing_event"].options) == lab.model.layer_count + 1
-    lab.choosers["missing_event"].value = "bucket 5"  # no such bucket: refused, back to none
-    assert lab.model.missing_event is None and lab.choosers["missing_event"].value == "none"
-    lab.conceal = False
+def test_the_bucket_choice_offers_only_the_buckets_there_are(lab):
+    assert lab.choosers["missing_event"].options == ["none", "bucket 1", "bucket 2", "bucket 3"]
+    lab.conceal = True  # an exercise that is not about the number of buckets: the same choices
+    assert lab.choosers["missing_event"].options == ["none", "bucket 1", "bucket 2", "bucket 3"]
+    lab.model.apply("bucket_cap", 8)  # more buckets: more choices
+    assert len(lab.choosers["missing_event"].options) == lab.model.bucket_count + 1 == 9
+
+
+def test_while_the_number_of_buckets_is_the_answer_the_bucket_choice_does_not_count_them(lab):
+    lab.model.apply("missing_event", 2)
+    lab.param.update(conceal=True, hidden_quantity="bucket_count")
+    assert lab.choosers["missing_event"].options == ["none", "bucket 2"]
+    lab.param.update(conceal=False, hidden_quantity="")
     assert len(lab.choosers["missing_event"].options) == lab.model.bucket_count + 1

@@ -16,12 +16,14 @@ from labs.queue.text import UNITS, backlog_text, mm1_html, readout_template
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
 from labs.ui.plot_text import PlotText
+from labs.ui.stage import ControlGroup
 
 
 class QueueLab(LabView):
     """One student's queue lab: a :class:`QueueModel` drawn with Bokeh and served by Panel."""
 
     title = LAB.title  # one place: the registration in labs/queue/__init__.py
+    speed = "2×"  # 10 s of queue in 5 s: design.md keeps 1× at one model second per second
 
     model = param.ClassSelector(class_=QueueModel, doc="This session's queue model.")
 
@@ -32,7 +34,8 @@ class QueueLab(LabView):
         self.chart = BacklogChart(self.transport.reveal, self.transport.marker, self.model.horizon)
         self.figure = self.chart.figure
         self.mm1_panel = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
-        self._assemble(self.fields, self.figure, self.mm1_panel, plots=[self.figure])
+        rates = ControlGroup("Arrivals and service", tuple((f.control, f) for f in self.fields))
+        self._assemble([self.figure], [rates], more=[self.mm1_panel], plots=[self.figure])
 
     def _template(self) -> str:
         return readout_template(self.model, self.conceal)

@@ -101,6 +101,7 @@ class RooflineModel(TimedModel):
     """
 
     controls = ("intensity", "bandwidth", "peak_compute")
+    judged_on_play = True  # the race plays the clock; I, B, P and so every answer stay as they are
 
     intensity = param.Number(
         default=2.0,

@@ -28,6 +28,7 @@ from labs.roofline.text import (
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
 from labs.ui.plot_text import PlotText
+from labs.ui.stage import ControlGroup
 
 
 class RooflineLab(LabView):
@@ -75,17 +76,22 @@ class RooflineLab(LabView):
         self.chart = RooflineChart(self.model.peak_compute)
         self.race_chart = RaceChart(self.transport.reveal, self.transport.marker)
         self.roofline, self.race = self.chart.figure, self.race_chart.figure
+        kernel = ControlGroup("Kernel and device", tuple(self._controls()))
         self._assemble(
-            self._controls(), self.explain, self.roofline, self.race, self._notes(), plots=[self.roofline, self.race]
+            [self.roofline],
+            [kernel],
+            more=[self.race, self.explain, self._notes()],
+            plots=[self.roofline, self.race],
         )
 
     # ----- layout -------------------------------------------------------------------------
 
-    def _controls(self) -> list[pn.viewable.Viewable]:
-        controls: list[pn.viewable.Viewable] = [self.device] if self.presets else []
-        controls += self.fields
+    def _controls(self) -> list[tuple[str, pn.viewable.Viewable]]:
+        """Each control with its key: the device (with presets), the fields, the fixed roof (without)."""
+        controls: list[tuple[str, pn.viewable.Viewable]] = [("device", self.device)] if self.presets else []
+        controls += [(field.control, field) for field in self.fields]
         if not self.presets:
-            controls.append(self.fixed_roof)
+            controls.append(("peak_compute", self.fixed_roof))
         return controls
 
     def _notes(self) -> Div:

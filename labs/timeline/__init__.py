@@ -28,4 +28,10 @@ LAB = LabRegistration(
         "read_early_count": "layers",
         "optimizer_early_count": "layers",
     },
+    counts={
+        "bucket_count": "bucket",
+        "completed": "all-reduce",
+        "read_early_count": "layer",
+        "optimizer_early_count": "layer",
+    },
 )

@@ -10,12 +10,25 @@ from __future__ import annotations
 
 import html
 
-from bokeh.models import BoxAnnotation, ColumnDataSource, FactorRange, Label, LabelSet, Range1d, Span
+from bokeh.models import (
+    BoxAnnotation,
+    ColumnDataSource,
+    CustomJS,
+    CustomJSTransform,
+    FactorRange,
+    Label,
+    LabelSet,
+    Range1d,
+    Span,
+)
 from bokeh.plotting import figure
+from bokeh.transform import transform
 
 from labs.timed import format_number
+from labs.timeline import legend
 from labs.timeline.model import FIRST_ITERATION, TimelineModel
 from labs.timeline.text import COMM, COMPUTE, HOST, layer_list, ms
+from labs.ui import browser_code
 from labs.ui.palette import (
     BLUE,
     DARK_GREY,
@@ -38,16 +51,40 @@ INVALID_COLOUR, HUNG_COLOUR, STALL_COLOUR = INVALID_MAROON, HUNG_GREY, STALL_GRE
 SLOWED_HATCH, INVALID_HATCH, HUNG_HATCH, STALL_HATCH = "/", "x", "-", "."
 READY_MARK, ISSUE_MARK = "▲", "▼"
 
-LEGEND = (
-    "▲ bucket ready on every rank · ▼ all-reduce issued by the host · hatched /: slowed by contention · "
-    "grey: backward stopped for a synchronization · crossed: read before it was written or reduced · "
-    "dark, striped: never ends"
-)
+LEGEND = legend.legend_html()
+"""The Gantt's key: a swatch of every colour and pattern it draws, with what it means."""
+
+GANTT_TITLE = "One training step on one rank"
+
+FITTED_LABELS_JS = browser_code("gantt_labels.js")
+"""Each bar's label, its short form, or nothing: whatever fits inside the bar at the plot's width."""
+
+MARK_FONT, BAR_FONT = "18px", "12px"
+
+ROWS = (COMM, HOST, COMPUTE)
+"""The Gantt's rows from the bottom up; a categorical axis puts row i's centre at i + 0.5."""
+ROW_PADDING = 0.45
+"""The room under the lowest row and above the highest, in rows."""
 
 SWEEP_TITLE = "Step time against bucket cap (the rest as set above)"
 TITLE_HANGS = "Step time against bucket cap: the step hangs at every cap (a rank skips a gradient)"
 
-COLUMNS = ("start", "end", "row", "color", "label", "hatch", "hatch_color", "height", "text_color", "dx", "dy", "kind")
+COLUMNS = (
+    "start",
+    "end",
+    "row",
+    "color",
+    "label",
+    "short",
+    "hatch",
+    "hatch_color",
+    "height",
+    "text_color",
+    "font",
+    "dx",
+    "dy",
+    "kind",
+)
 
 
 def _piece(columns: dict[str, list], start: float, end: float, row: str, **style: object) -> None:
@@ -57,12 +94,14 @@ def _piece(columns: dict[str, list], start: float, end: float, row: str, **style
         "row": row,
         "color": COMPUTE_COLOUR,
         "label": "",
+        "short": "",
         "hatch": " ",
         "hatch_color": WHITE,
         "height": 0.6,
         "text_color": WHITE,
+        "font": BAR_FONT,
         "dx": 3,
-        "dy": -7,
+        "dy": 0,
         "kind": "bar",
         **style,
     }
@@ -88,8 +127,9 @@ def bar_columns(m: TimelineModel) -> dict[str, list]:
     pieces = m.intervals()
     columns: dict[str, list] = {key: [] for key in COLUMNS}
     compute = pieces["compute"]
-    for start, end, label in zip(compute["start"], compute["end"], compute["label"], strict=True):
-        _piece(columns, start, end, COMPUTE, label=str(label))
+    slots = zip(compute["start"], compute["end"], compute["label"], compute["layer"], strict=True)
+    for start, end, label, layer in slots:
+        _piece(columns, start, end, COMPUTE, label=str(label), short=str(layer))
     stalled = m.sync_each
     slowed_compute, slowed_comm = m.compute_slowdown > 1, m.comm_slowdown > 1
     for start, end in zip(pieces["shared"]["start"], pieces["shared"]["end"], strict=True):
@@ -122,7 +162,9 @@ def bar_columns(m: TimelineModel) -> dict[str, list]:
     for start, end, label, state, number in zip(
         comm["start"], comm["end"], comm["label"], comm["state"], comm["bucket"], strict=True
     ):
-        style: dict[str, object] = {"color": COMM_COLOUR, "label": str(label)}
+        style: dict[str, object] = {"color": COMM_COLOUR, "label": str(label), "short": ""}
+        if state != "done":
+            style["short"] = str(label)  # a long label that does not fit falls back to the size alone
         if state == "read early":
             early = sorted(i + 1 for i in buckets[number - 1].layers if i + 1 in m.read_early)
             style.update(color=INVALID_COLOUR, hatch=INVALID_HATCH, label=f"{label}: read {layer_list(early)} early")
@@ -158,26 +200,34 @@ def bar_columns(m: TimelineModel) -> dict[str, list]:
             label=READY_MARK if ready else ISSUE_MARK,
             height=0.0,
             text_color=READY_NAVY if ready else ISSUE_BROWN,
-            dx=-5,
-            dy=-14 if ready else 2,
+            font=MARK_FONT,
+            dx=-7,
+            dy=-11 if ready else 11,
             kind="tick",
         )
     return columns
 
 
 class Gantt:
-    """The Gantt figure: rows for backward, the host's marks and the all-reduce stream."""
+    """The Gantt figure: rows for backward, the host's marks and the all-reduce stream.
+
+    Above the rows, the exposed tail's size over its band; under them, where the optimizer starts.
+    A bar's label is drawn inside it only where it fits at the plot's width now (its short form,
+    or nothing, where it does not): ``assets/gantt_labels.js``, run again when the plot is resized.
+    """
 
     def __init__(self, bars: ColumnDataSource, now: Span):
         fig = figure(
             height=270,
             sizing_mode="stretch_width",
-            y_range=FactorRange(COMM, HOST, COMPUTE),
+            # Room above the rows for the exposed tail's label and under them for the optimizer's.
+            y_range=FactorRange(*ROWS, range_padding=2 * ROW_PADDING, range_padding_units="absolute"),
             x_range=Range1d(0, 1),
             x_axis_label="time in the step (ms)",
             tools="",
             toolbar_location=None,
-            title="One training step on one rank: backward, the host's issues and the all-reduce stream",
+            title=GANTT_TITLE,
+            min_border_right=12,
         )
         fig.hbar(
             y="row",
@@ -191,31 +241,36 @@ class Gantt:
             hatch_color="hatch_color",
             hatch_alpha=0.9,
         )
+        fitted = CustomJSTransform(args={"source": bars, "fig": fig}, v_func=FITTED_LABELS_JS)
         fig.add_layout(
             LabelSet(
                 x="start",
                 y="row",
-                text="label",
+                text=transform("label", fitted),
                 source=bars,
                 x_offset="dx",
                 y_offset="dy",
-                text_font_size="11px",
+                text_font_size="font",
                 text_color="text_color",
+                text_baseline="middle",
             )
         )
+        # A resized plot fits its labels again (a change of the bars does so by itself).
+        refit = CustomJS(args={"source": bars}, code="source.change.emit()")
+        fig.js_on_change("inner_width", refit)
+        fig.x_range.js_on_change("end", refit)
         self.exposed_box = BoxAnnotation(left=0, right=0, fill_color=EXPOSED_COLOUR, fill_alpha=0.15)
         self.optimizer = Span(location=0, dimension="height", line_dash="dashed", line_color=DARK_GREY, line_width=2)
         self.optimizer_label = Label(
-            x=0, y=0, y_units="screen", y_offset=4, x_offset=4, text="optimizer", text_font_size="11px"
+            x=0, y=-ROW_PADDING, y_offset=2, x_offset=4, text="optimizer", text_font_size="12px", text_color=DARK_GREY
         )
         self.exposed_label = Label(
             x=0,
-            y=0,
-            y_units="screen",
-            y_offset=18,
-            x_offset=4,
+            y=len(ROWS) - 0.2,  # the top edge of the backward bars (height 0.6, centred on 2.5)
+            y_offset=3,
             text="",
-            text_font_size="11px",
+            text_font_size="12px",
+            text_font_style="bold",
             text_color=EXPOSED_COLOUR,
         )
         for annotation in (self.exposed_box, self.optimizer, self.optimizer_label, self.exposed_label, now):
@@ -224,15 +279,28 @@ class Gantt:
 
     def redraw(self, m: TimelineModel, hidden: bool) -> None:
         """Move the annotations to the model's step; hide what an exercise conceals."""
-        self.figure.x_range.update(start=0, end=axis_end(m, hidden))
+        end = axis_end(m, hidden)
+        self.figure.x_range.update(start=0, end=end)
         tail = not hidden and not m.hangs and m.exposed > 0
         self.exposed_box.update(left=m.backward_end, right=m.step_time if not m.hangs else m.backward_end, visible=tail)
         shown = not hidden and not m.hangs
         at = m.step_time if shown else 0.0
         self.optimizer.update(location=at, visible=shown)
         waits = "optimizer" if m.optimizer_waits else "optimizer (did not wait)"
-        self.optimizer_label.update(x=at, text=waits, visible=shown)
-        self.exposed_label.update(x=m.backward_end, text=f"exposed {ms(m.exposed) if tail else ''} ms", visible=tail)
+        # Near the right edge a label goes on the left of what it names, so that it is never cut off.
+        right = at > 0.7 * end
+        self.optimizer_label.update(
+            x=at, text=waits, visible=shown, text_align="right" if right else "left", x_offset=-4 if right else 4
+        )
+        middle = (m.backward_end + m.step_time) / 2 if tail else 0.0
+        near_edge = middle > 0.8 * end
+        self.exposed_label.update(
+            x=m.step_time if near_edge else middle,
+            x_offset=-4 if near_edge else 0,
+            text=f"exposed {ms(m.exposed)} ms" if tail else "",
+            text_align="right" if near_edge else "center",
+            visible=tail,
+        )
 
 
 def axis_end(m: TimelineModel, hidden: bool) -> float:
@@ -264,6 +332,7 @@ class CapSweep:
             tools="",
             toolbar_location=None,
             title=SWEEP_TITLE,
+            min_border_right=12,
         )
         fig.line("cap", "step", source=self.line, line_width=2, color=COMM_COLOUR)
         fig.scatter("cap", "step", source=self.point, size=10, color=DARK_GREY)

@@ -64,6 +64,7 @@ __all__ = [
     "MAX_LAYERS",
     "MIB",
     "NONE",
+    "PLAY_SECONDS",
     "PRESETS",
     "PRESET_LAYERS",
     "SIZE_RANGE_MIB",
@@ -78,6 +79,9 @@ __all__ = [
     "preset_layers",
     "to_bytes",
 ]
+
+PLAY_SECONDS = 4.0
+"""How long Play takes at 1× to show a whole step, whatever its length in ms."""
 
 SWEEP_CAPS_MIB: tuple[float, ...] = tuple(0.25 * 2 ** (k / 4) for k in range(49))
 """The default bucket caps of :meth:`TimelineModel.step_time_sweep`: 0.25 to 1024 MiB, 4 per octave."""
@@ -166,8 +170,8 @@ class TimelineModel(TimelineControls):
 
     **Time.** ``t`` is in ms since backward began; the horizon is the end of everything drawn (the
     step end, or the end of an all-reduce the optimizer did not wait for, or a stretch past the
-    last event of a step that hangs); one Step is :func:`nice_step` of it. Editing a control keeps
-    t, clamped.
+    last event of a step that hangs); one Step is :func:`nice_step` of it, and Play shows the whole
+    of it in :data:`PLAY_SECONDS` at 1× (:attr:`play_rate`). Editing a control keeps t, clamped.
 
     Every output is derived from the controls; the horizon and the step size are kept in step with
     them by one reaction (the shared transport reads them as parameters).
@@ -189,6 +193,11 @@ class TimelineModel(TimelineControls):
         """Put every control back to its default and t back to 0 (horizon and step follow)."""
         super().reset()
         self._controls_changed()
+
+    @property
+    def play_rate(self) -> float:
+        """Ms of the step that Play shows per second at 1×: the whole step in :data:`PLAY_SECONDS`."""
+        return self.horizon / PLAY_SECONDS
 
     @param.depends("layers", watch=True)
     def _layers_changed(self) -> None:

@@ -20,6 +20,7 @@ from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
 from labs.ui.palette import DARK_GREY
 from labs.ui.plot_text import PlotText
+from labs.ui.stage import ControlGroup
 from labs.ui.switch_field import SwitchField
 
 UNITS = {
@@ -34,9 +35,13 @@ UNITS = {
     "comm_slowdown": "×",
     "launch_gap": "ms",
 }
-NETWORK = ("layers", "bucket_cap", "first_bucket_cap", "ranks", "bandwidth", "latency", "straggler")
-"""The typed controls of the network and DDP, before the note on the caps."""
-NOTE_STYLE = f"margin: 4px 10px; font-size: 0.85rem; color: {DARK_GREY}; flex: 1 1 100%"
+MODEL_AND_CAPS = ("layers", "bucket_cap", "first_bucket_cap")
+"""The typed controls of the first panel, after the Model and Iteration choices; the note on the caps follows."""
+NETWORK = ("ranks", "bandwidth", "latency", "straggler")
+"""The typed controls of the network and ranks panel."""
+BREAKS = ("compute_slowdown", "comm_slowdown", "launch_gap")
+"""The typed controls of what breaks the ideal overlap, before its choices and switches."""
+NOTE_STYLE = f"margin: 4px 10px; font-size: 0.875rem; color: {DARK_GREY}; flex: 1 1 100%"
 
 
 class TimelineLab(LabView):
@@ -60,35 +65,39 @@ class TimelineLab(LabView):
         self.preset, self.iteration = self.choosers["preset"], self.choosers["iteration"]
         self.switches = {name: self._switch(name) for name in m.switch_controls}
         self.cap_note = pn.pane.HTML("", styles={"flex": "1 1 100%"}, margin=0)
-        breaks = pn.pane.HTML(
-            "<h3 style='margin:8px 10px 0;font-size:1.05rem'>What breaks the ideal overlap</h3>",
-            styles={"flex": "1 1 100%"},
-            margin=0,
-        )
         self._gantt = figures.Gantt(self.transport.bars, self.transport.now)
         self.gantt = self._gantt.figure
         self.exposed_box, self.optimizer = self._gantt.exposed_box, self._gantt.optimizer
-        self.legend = Div(
-            text=figures.LEGEND,
-            sizing_mode="stretch_width",
-            margin=(0, 10, 4, 10),
-            styles={"font-size": "0.8rem", "color": DARK_GREY},
-        )
+        self.legend = Div(text=figures.LEGEND, sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         self._sweep = figures.CapSweep()
         self.sweep = self._sweep.figure
         self.table = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
-        controls = [
-            self.choosers["preset"],
-            self.choosers["iteration"],
-            *(field[name] for name in NETWORK),
-            self.cap_note,
-            breaks,
-            *(field[name] for name in ("compute_slowdown", "comm_slowdown", "launch_gap")),
-            self.choosers["missing_event"],
-            self.choosers["skipped_layer"],
-            *self.switches.values(),
+        chooser = self.choosers
+        groups = [
+            ControlGroup(
+                "Model and caps",
+                (
+                    ("preset", chooser["preset"]),
+                    ("iteration", chooser["iteration"]),
+                    *((name, field[name]) for name in MODEL_AND_CAPS),
+                    ("cap_note", self.cap_note),
+                ),
+            ),
+            ControlGroup("Network and ranks", tuple((name, field[name]) for name in NETWORK)),
+            ControlGroup(
+                "What breaks the ideal overlap",
+                (
+                    *((name, field[name]) for name in BREAKS),
+                    ("missing_event", chooser["missing_event"]),
+                    ("skipped_layer", chooser["skipped_layer"]),
+                    *self.switches.items(),
+                ),
+                collapsible=True,
+            ),
         ]
-        self._assemble(controls, self.gantt, self.legend, self.sweep, self.table, plots=[self.gantt, self.sweep])
+        self._assemble(
+            [self.gantt], groups, more=[self.sweep, self.table], plots=[self.gantt, self.sweep], key=[self.legend]
+        )
 
     def _shown(self, control: str) -> str:
         m = self.model
@@ -98,13 +107,21 @@ class TimelineLab(LabView):
         m = self.model
         if control not in m.numbered_choices:
             return list(m.param[control].objects)
-        if self.conceal and m.numbered_choices[control] == "bucket":  # the count of buckets may be the answer
-            return ["none", *(f"bucket {k}" for k in range(1, m.layer_count + 1))]
+        if self.conceal and self.hidden_quantity == "bucket_count" and m.numbered_choices[control] == "bucket":
+            # Listing the buckets would count them: only "none" and what is chosen already.
+            return list(dict.fromkeys(["none", self._shown(control)]))
         return m.choice_options(control)
 
     def _chooser(self, control: str, name: str) -> pn.widgets.Select:
         """A select for one choice control of the model, kept in step with it both ways."""
-        select = pn.widgets.Select(label=name, options=self._options(control), value=self._shown(control), width=300)
+        select = pn.widgets.Select(
+            label=name,
+            options=self._options(control),
+            value=self._shown(control),
+            sizing_mode="stretch_width",
+            min_width=150,
+            styles={"flex": "1 1 100%"},
+        )
 
         def chosen(event: param.parameterized.Event) -> None:
             if event.new == self._shown(control):

@@ -14,12 +14,13 @@ from collections.abc import Callable, Sequence
 import panel as pn
 import param
 from bokeh.model import Model
+from bokeh.models import Column
 from bokeh.plotting import figure as Figure
 from panel.viewable import Viewer
 
 from labs.timed import TimedModel
 from labs.ui.plot_text import PlotText, PlotTexts
-from labs.ui.region import NamedRegion
+from labs.ui.stage import ControlGroup, LabStage
 from labs.ui.transport import Transport
 
 
@@ -27,50 +28,79 @@ class LabView(Viewer):
     """One student's lab: a model drawn with Bokeh, driven by Reset, Step and Play, in a named region.
 
     A subclass sets ``title`` (the region's accessible name and heading), builds its fields and
-    plots in ``__init__`` after calling ``super().__init__``, then calls :meth:`_assemble`, which
-    draws the lab for the first time; it implements :meth:`_template` (the readout, with ``{t}`` and
-    column placeholders), :meth:`_redraw` (its own figures from the model) and
-    :meth:`describe_plots` (each plot in words and as a table, for screen readers). ``conceal`` is
-    set by a guided exercise to hide the values that answer it until the student has run the lab.
+    plots in ``__init__`` after calling ``super().__init__``, then calls :meth:`_assemble` with its
+    picture, its control panels and the rest, which draws the lab for the first time; it
+    implements :meth:`_template` (the readout, with ``{t}`` and column placeholders),
+    :meth:`_redraw` (its own figures from the model) and :meth:`describe_plots` (each plot in words
+    and as a table, for screen readers). ``conceal`` is set by a guided exercise to hide the values
+    that answer it until the student has run the lab.
     """
 
     title = "Lab"
     has_bars = False
     """Whether the lab draws interval bars (a Gantt) that playback clips at t; see :meth:`bar_columns`."""
+    speed = "1×"
+    """The speed Play starts at: every exercise's run plays in about 5 s or less at it."""
 
     model = param.ClassSelector(class_=TimedModel, doc="This session's model.")
     conceal = param.Boolean(
         default=False,
         doc="Hide the values that answer a guided exercise until the student has run it.",
     )
+    hidden_quantity = param.String(
+        default="",
+        doc="While concealed, the quantity the exercise asks for (e.g. 'bucket_count'), for what only it gives away.",
+    )
+    placement = param.Selector(
+        default="lesson",
+        objects=["lesson", "page"],
+        constant=True,
+        doc=(
+            "Beside a lesson: a heading with the lab's name, the picture pinned on a wide screen. "
+            "On its own page: no heading (the page's own h1 names the lab)."
+        ),
+    )
 
     def __init__(self, **params):
         super().__init__(**params)
-        self.transport = Transport(model=self.model, bars=self.has_bars)
-        self._layout: NamedRegion | None = None
+        self.transport = Transport(model=self.model, bars=self.has_bars, speed=self.speed)
+        self._layout: LabStage | None = None
         self._plot_texts: PlotTexts | None = None
         self._drawn: tuple | None = None
 
-    def _assemble(self, controls: list[pn.viewable.Viewable], *below: Model, plots: Sequence[Figure] = ()) -> None:
-        """Lay the lab out: heading, a wrapping row of ``controls``, the transport, then ``below``.
+    def _assemble(
+        self,
+        picture: Sequence[Model],
+        groups: Sequence[ControlGroup],
+        more: Sequence[Model] = (),
+        plots: Sequence[Figure] = (),
+        key: Sequence[Model] = (),
+    ) -> None:
+        """Lay the lab out: the picture and its time bar and readout, the control panels, the rest.
 
         Parameters
         ----------
-        controls : list of panel.viewable.Viewable
-            Fields and choosers, in reading order.
-        *below : bokeh.model.Model
-            Plots and notes under the readout (one Bokeh pane for all of them).
+        picture : sequence of bokeh.model.Model
+            The plot(s) the time bar plays, and their key, shown first.
+        groups : sequence of ControlGroup
+            The controls in titled panels, in reading order.
+        more : sequence of bokeh.model.Model
+            What comes after the panels: notes, secondary plots (one Bokeh pane for all of them).
         plots : sequence of bokeh.plotting.figure
-            The plots among ``below`` that :meth:`describe_plots` describes, in its order; their
-            data tables go under everything else.
+            The plots among ``picture`` and ``more`` that :meth:`describe_plots` describes, in its
+            order; their data tables go under everything else.
+        key : sequence of bokeh.model.Model
+            The picture's key, under the readout.
         """
         self._plot_texts = PlotTexts(plots)
-        self._layout = NamedRegion(
+        lesson = self.placement == "lesson"
+        self._layout = LabStage(
             label=self.title,
-            heading=self.title,
-            controls=controls,
-            object=self.transport.view(*below, self._plot_texts.tables),
-            sizing_mode="stretch_width",
+            heading=self.title if lesson else "",
+            pinned=lesson,
+            picture=self.transport.picture(*picture, after=tuple(key)),
+            groups=tuple(groups),
+            more=pn.pane.Bokeh(Column(children=[*more, self._plot_texts.tables], sizing_mode="stretch_width")),
         )
         self.refresh()
 
@@ -93,10 +123,10 @@ class LabView(Viewer):
         raise NotImplementedError
 
     def _drawn_state(self) -> tuple:
-        """Everything a redraw reads: the model's parameters and ``conceal``."""
-        return (self.conceal, *sorted(self.model.param.values().items()))
+        """Everything a redraw reads: the model's parameters, ``conceal`` and ``hidden_quantity``."""
+        return (self.conceal, self.hidden_quantity, *sorted(self.model.param.values().items()))
 
-    @param.depends("conceal", "model.param", watch=True)
+    @param.depends("conceal", "hidden_quantity", "model.param", watch=True)
     def refresh(self) -> None:
         """Redraw everything from the model, sent to the page as one message; once per state.
 
@@ -127,6 +157,37 @@ class LabView(Viewer):
         """
         self.transport.param.update(allowed=not reason, reason=reason)
 
+    def spotlight(self, control: str) -> None:
+        """Bring a control into view and mark it: an exercise's step is about to ask for it.
+
+        Parameters
+        ----------
+        control : str
+            The model's name of the control, e.g. ``"bucket_cap"``.
+        """
+        if self._layout is not None:
+            self._layout.spotlight(control)
+
+    def listen_for_play(self, on: bool) -> None:
+        """Have the page say when Play starts (one message), or stop it saying so.
+
+        Parameters
+        ----------
+        on : bool
+            True while a guided exercise judges as soon as Play is pressed (the model's ``judged_on_play``).
+        """
+        self.transport.report_play = on
+
+    def on_play(self, callback: Callable[[], None]) -> None:
+        """Call ``callback`` each time Play starts while :meth:`listen_for_play` is on.
+
+        Parameters
+        ----------
+        callback : callable
+            Called with no arguments.
+        """
+        self.transport.param.watch(lambda _event: callback(), "plays")
+
     def on_reset(self, callback: Callable[[], None]) -> None:
         """Call ``callback`` each time the student presses Reset.
 
@@ -137,7 +198,7 @@ class LabView(Viewer):
         """
         self.transport.param.watch(lambda _event: callback(), "resets")
 
-    def __panel__(self) -> NamedRegion:
+    def __panel__(self) -> LabStage:
         if self._layout is None:
             raise RuntimeError(f"{type(self).__name__} did not call _assemble()")
         return self._layout

@@ -169,6 +169,15 @@ TABLE_EDGE = "#767676"
 EXPLANATION_EDGE = "#999999"
 """The left border of an exercise's explanation."""
 
+PANEL_EDGE = "#c9d3de"
+"""The border of a lab's control panel (a decoration: each field has its own edge)."""
+
+PANEL_BACKGROUND = "#f8fafc"
+"""A lab's control panel."""
+
+SPOTLIGHT_BACKGROUND = "#fff4e5"
+"""A control an exercise step has just brought into view, for a moment."""
+
 # --------------------------------------------------------------------------------------------------
 
 PREFIX = "--ol-"

@@ -29,6 +29,8 @@ class PlaybackState(DataModel):
 
     t = Float(default=0.0, help="The model's elapsed time as the server last set it.")
     horizon = Float(default=10.0, help="Where playback ends.")
+    rate = Float(default=1.0, help="Model time per second of playback at 1× (the model's play_rate).")
+    report_play = Bool(default=False, help="Whether the page sends a 'play' command when Play starts.")
     stop_at = Float(default=1e300, help="An earlier stop set by a guided exercise (pause_at).")
     template = String(default="", help="The readout's HTML while playing, with {t} and {column[:digits]} placeholders.")
     epoch = Int(default=0, help="Bumped by the server to stop any playback in the browser.")

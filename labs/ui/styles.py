@@ -13,8 +13,12 @@ READOUT_STYLE = inline(
 )
 
 # Bokeh's own button styles: primary is white on #428bca (3.6:1) and the focus ring a 1px dotted
-# #bbbbbd (1.9:1). These reach 7:1 and a 3px ring of 7:1 against white.
+# #bbbbbd (1.9:1). These reach 7:1 and a 3px ring of 7:1 against white. Every time-bar control is
+# at least 44 px high (WCAG 2.5.5's target size on a phone) and the light buttons have an edge.
 CONTROL_CSS = inline("""
+.bk-btn, select { min-height: 44px; font-size: 1rem; }
+.bk-btn-light { background-color: var(--ol-white); border: 1px solid var(--ol-input-edge); color: var(--ol-ink); }
+.bk-btn-light:hover:not(:disabled) { background-color: var(--ol-note-background); }
 .bk-btn-primary {
   background-color: var(--ol-button-blue); border-color: var(--ol-button-blue); color: var(--ol-white);
 }

@@ -5,6 +5,10 @@ objects (and their Bokeh models) per field, built again for every student. This 
 ``<label>`` naming an ``<input>``, and a ``role="alert"`` line under it that is empty while the
 value is fine. Typing sends nothing; Enter or leaving the field sends ``value`` once, as Panel's
 ``TextInput`` does.
+
+A refusal never moves anything: its line is laid over what is under the field (like a tooltip,
+pointing at the field), not inserted between the field and its neighbours, and goes when the next
+value is taken; a tap on it, or Escape in the field, puts it away sooner.
 """
 
 from __future__ import annotations
@@ -18,13 +22,18 @@ from labs.ui.palette import inline
 TEXT_FIELD_JS = browser_code("text_field.js")
 
 FIELD_CSS = inline("""
-:host { flex: 1 1 170px; min-width: 150px; }
+:host { flex: 1 1 170px; min-width: 150px; position: relative; }
 label { display: flex; flex-direction: column; gap: 3px; margin: 5px 10px; font-size: 0.9rem; }
 input { font: inherit; font-size: 1rem; padding: 5px 8px; border: 1px solid var(--ol-input-edge); border-radius: 4px;
   min-width: 0; }
 input:focus-visible { outline: 3px solid var(--ol-focus-orange); outline-offset: 1px; }
-.field-error { color: var(--ol-error-red); font-weight: 600; margin: 0 10px 4px; }
-.field-error:empty { display: none; }
+.field-error { position: absolute; left: 10px; right: 10px; top: calc(100% - 4px); z-index: 20; margin: 0;
+  padding: 6px 8px; color: var(--ol-error-red); font-weight: 600; font-size: 0.9rem; background: var(--ol-white);
+  border: 2px solid var(--ol-error-red); border-radius: 4px; box-shadow: 0 4px 10px rgba(0, 0, 0, 0.2);
+  cursor: pointer; }
+.field-error::before { content: ""; position: absolute; top: -8px; left: 14px; border: 6px solid transparent;
+  border-top: 0; border-bottom: 6px solid var(--ol-error-red); }
+.field-error:empty, .field-error.away { display: none; }
 """)
 
 

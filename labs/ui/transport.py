@@ -37,10 +37,15 @@ from labs.ui.styles import CONTROL_CSS
 PLAYER_JS = browser_code("formats.js", "sampling.js", "player.js")
 
 SPEEDS = {"0.5×": 0.5, "1×": 1.0, "2×": 2.0, "4×": 4.0}
+"""The speed choices: how many times the model's own pace (its ``play_rate``) Play runs at."""
 
-ACTIONS = frozenset({"pause", "end", "sync", "step", "reset"})
+ACTIONS = frozenset({"pause", "end", "sync", "step", "reset", "play"})
 
-PLAYING_NOTE = "Step is off while playing: press Pause, then Step."
+PLAYING_NOTE = "Step is off while playing; Pause first."
+
+HINT_STYLE = {"min-height": "1.8em"}
+"""The line under the time bar that says why Step or Play is off, its height kept when empty:
+Play, Pause and a gate never move the readout and the rest below (nothing jumps)."""
 
 
 class Transport(param.Parameterized):
@@ -56,8 +61,15 @@ class Transport(param.Parameterized):
     allowed = param.Boolean(default=True, doc="Whether Step and Play may run (exercise gating).")
     reason = param.String(default="", doc="Why Step and Play are off, shown beside them.")
     resets = param.Integer(default=0, bounds=(0, None), doc="How many times Reset was pressed.")
+    plays = param.Integer(
+        default=0, bounds=(0, None), doc="How many times Play was pressed while ``report_play`` was on."
+    )
+    report_play = param.Boolean(
+        default=False,
+        doc="Have the page say when Play starts (one message), for an exercise that judges on Play.",
+    )
 
-    def __init__(self, bars: bool = False, **params):
+    def __init__(self, bars: bool = False, speed: str = "1×", **params):
         super().__init__(**params)
         trajectory = self.model.trajectory()
         self._template = ""
@@ -81,11 +93,12 @@ class Transport(param.Parameterized):
             sizing_mode="stretch_width",
             margin=(0, 10, 0, 10),
         )
-        look = {"width": 80, "stylesheets": [CONTROL_CSS]}
-        self.reset_button = Button(label="Reset", button_type="light", **look)
-        self.step_button = Button(label="Step", button_type="light", **look)
-        self.play_button = Button(label="Play", button_type="primary", **look)
-        self.speed = Select(title="Speed", value="1×", options=list(SPEEDS), **look)
+        look = {"stylesheets": [CONTROL_CSS], "css_classes": ["time-bar"]}
+        self.play_button = Button(label="Play", button_type="primary", width=92, **look)
+        self.step_button = Button(label="Step", button_type="light", width=80, **look)
+        self.end_button = Button(label="To the end", button_type="light", width=112, **look)
+        self.speed = Select(title="Speed", value=speed, options=list(SPEEDS), width=80, **look)
+        self.reset_button = Button(label="Reset", button_type="light", width=80, **look)
         # One browser callback for every control (each CustomJS is a model and carries player.js):
         # it tells a click on Play, Step or Reset from a change the server made to the state.
         # (A js_on_change lives on the document's own model and goes with it; Panel's jscallback
@@ -95,6 +108,7 @@ class Transport(param.Parameterized):
                 state=self.state,
                 play=self.play_button,
                 step_button=self.step_button,
+                end_button=self.end_button,
                 reset_button=self.reset_button,
                 speed_select=self.speed,
                 reveal=self.reveal,
@@ -105,7 +119,7 @@ class Transport(param.Parameterized):
             ),
             code=PLAYER_JS,
         )
-        for button in (self.play_button, self.step_button, self.reset_button):
+        for button in (self.play_button, self.step_button, self.end_button, self.reset_button):
             button.js_on_click(player)
         # epoch: stop any playback; ask_time: a control was edited, so a playing page reports its t.
         self.state.js_on_change("epoch", player)
@@ -114,18 +128,20 @@ class Transport(param.Parameterized):
         self.model.param.watch(self._control_edited, list(self.model.controls))
         self.state.on_change("command", self._on_command)
 
-    def view(self, *below: Model) -> pn.pane.Bokeh:
-        """The transport and what the lab draws below it, as one Bokeh column in one Panel pane.
+    def picture(self, *figures: Model, after: tuple[Model, ...] = ()) -> pn.pane.Bokeh:
+        """The lab's picture with its time bar right under it, then why it is off, then the readout.
 
-        Reset, Step, Play and the speed choice, then why Step and Play are off (when they are),
-        then the readout, then ``below`` (the lab's plots and notes). Every Panel object costs
-        each session's page build more than a plain Bokeh model, so the lab's Bokeh parts share
-        one pane.
+        ``figures`` first, then Play, Step, To the end, the speed and Reset (PhET's time controls
+        under its play area), then the line saying why Step or Play is off (its height kept when
+        empty), then the readout. Every Panel object costs each session's page build more than a
+        plain Bokeh model, so these share one pane.
 
         Parameters
         ----------
-        *below : bokeh.model.Model
-            Bokeh layout objects (figures, Divs) to show under the readout.
+        *figures : bokeh.model.Model
+            The plot(s), above the time bar.
+        after : tuple of bokeh.model.Model
+            What goes under the readout with them (a plot's key).
 
         Returns
         -------
@@ -133,13 +149,12 @@ class Transport(param.Parameterized):
             The pane, stretching to the lab's width.
         """
         buttons = Row(
-            children=[self.reset_button, self.step_button, self.play_button, self.speed],
-            styles={"flex-wrap": "wrap", "align-items": "flex-end"},
+            children=[self.play_button, self.step_button, self.end_button, self.speed, self.reset_button],
+            styles={"flex-wrap": "wrap", "align-items": "flex-end", "column-gap": "6px"},
             sizing_mode="stretch_width",
         )
-        column = Column(
-            children=[buttons, self.gate, self.playing_note, self.status, *below], sizing_mode="stretch_width"
-        )
+        hint = Column(children=[self.gate, self.playing_note], styles=HINT_STYLE, sizing_mode="stretch_width")
+        column = Column(children=[*figures, buttons, hint, self.status, *after], sizing_mode="stretch_width")
         return pn.pane.Bokeh(column, sizing_mode="stretch_width")
 
     def gate_html(self) -> str:
@@ -147,6 +162,11 @@ class Transport(param.Parameterized):
         if self.allowed or not self.reason:
             return ""
         return f'<p role="note" style="margin:2px 0;color:{GATE_BROWN};font-weight:600">{escape(self.reason)}</p>'
+
+    @param.depends("report_play", watch=True)
+    def _report_play(self) -> None:
+        with pn.io.hold(self.state.document):
+            self.state.report_play = self.report_play
 
     @param.depends("allowed", "reason", watch=True)
     def _gate(self) -> None:
@@ -156,6 +176,7 @@ class Transport(param.Parameterized):
             self.state.allowed = self.allowed  # first: a stop caused by the epoch below reads it
             self.play_button.disabled = not self.allowed
             self.step_button.disabled = not self.allowed
+            self.end_button.disabled = not self.allowed
             self.gate.update(text=self.gate_html(), visible=bool(self.gate_html()))
             if not self.allowed:
                 self.state.epoch += 1  # stop any playback in the browser, without a report
@@ -168,6 +189,9 @@ class Transport(param.Parameterized):
         if not isinstance(new, dict) or new.get("action") not in ACTIONS:
             return
         action = new["action"]
+        if action == "play":  # the page says so only while report_play is on; nothing to redraw
+            self.plays += 1
+            return
         before = self.model.param.values()
         with pn.io.hold(self.state.document):
             if new.get("t") is not None:
@@ -231,6 +255,7 @@ class Transport(param.Parameterized):
                 trajectory=float_columns(trajectory),
                 t=t,
                 horizon=self.model.horizon,
+                rate=self.model.play_rate,
                 stop_at=1e300 if pause_at is None else pause_at,
                 template=readout_html(self._template, live=False),
             )

@@ -1,10 +1,12 @@
 // Browser-side playback shared by every lab: the one CustomJS callback of a Transport.
-// Args in scope: state (PlaybackState, whose trajectory holds the breakpoints), play, step_button
-// and reset_button (Button), speed_select (Select), reveal and marker (ColumnDataSource), status (Div),
+// Args in scope: state (PlaybackState, whose trajectory holds the breakpoints), play, step_button,
+// end_button and reset_button (Button), speed_select (Select), reveal and marker (ColumnDataSource), status (Div),
 // playing_note (Div), and for a lab with interval bars (a Gantt), bars (ColumnDataSource) and now (Span).
 // cb_obj says what happened: a click on one of the buttons, or a server change to the state.
 // During Play nothing below sends a message: every visual change uses setv(..., {sync: false}).
-// The only synced write is send(), once per Pause, end, Step, Reset or edit-while-playing.
+// The only synced write is send(), once per Pause, end, To the end, Step, Reset or edit-while-playing,
+// and once when Play starts while the server asks to hear of it (state.report_play: an exercise that
+// judges as soon as Play is pressed).
 // labs/ui/playback.py runs formats.js and sampling.js before this file, in the same body.
 const P = state._player ?? (state._player = {
   playing: false, t: 0, last: 0, raf: 0, epoch: state.epoch, ask: state.ask_time,
@@ -75,9 +77,11 @@ function start() {
   relabel(play, "Pause")
   step_button.setv({disabled: true}, {sync: false})
   playing_note.setv({visible: true}, {sync: false})
+  if (state.report_play) send("play", null)
   const tick = (now) => {
     if (!P.playing) return
-    const speed = parseFloat(speed_select.value) || 1
+    // Model time per second: the chosen speed times the model's own pace (state.rate).
+    const speed = (parseFloat(speed_select.value) || 1) * (state.rate > 0 ? state.rate : 1)
     const end = limit(P.t)  // every frame: an edit while playing can move the horizon
     P.t = Math.min(end, P.t + Math.max(0, now - P.last) / 1000 * speed)
     P.last = now
@@ -108,6 +112,11 @@ if (source === play) {
   const at = P.playing ? P.t : null
   stop(null)
   send("step", at)
+} else if (source === end_button) {
+  // To the end: where Play would stop (an exercise's pause or the horizon), in one message.
+  const from = P.playing ? P.t : state.t
+  stop(null)
+  send("end", limit(from))
 } else if (source === reset_button) {
   stop(null)
   send("reset", null)

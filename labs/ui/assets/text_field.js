@@ -16,11 +16,17 @@ export function render({ model }) {
   let editing = false  // typed into since the last Enter or blur
   const commit = () => {
     editing = false
+    error.classList.remove("away")  // the same refusal again shows again
     if (input.value !== model.value) model.value = input.value
   }
   input.addEventListener("input", () => { editing = true })
   input.addEventListener("change", commit)
-  input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit() })
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") commit()
+    if (event.key === "Escape") error.classList.add("away")
+  })
+  // The refusal lies over what is under the field (nothing moves); a tap puts it away.
+  error.addEventListener("click", () => error.classList.add("away"))
   const draw = {
     label: () => { caption.textContent = model.label },
     value: () => {  // never on other changes: the student may be typing
@@ -36,6 +42,7 @@ export function render({ model }) {
       if (all) input.select()
     },
     error: () => {
+      error.classList.remove("away")
       error.textContent = model.error
       input.setAttribute("aria-invalid", model.error ? "true" : "false")
     },

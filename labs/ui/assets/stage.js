@@ -1,0 +1,86 @@
+// A lab laid out like a simulation (labs/ui/stage.py): the picture with its time bar first, the
+// parameters in titled panels beside it (a wide lab) or under it (a narrow one), then the rest.
+// <section role=region aria-label=...> holds it all, so screen readers and role queries find the lab.
+let counter = 0
+
+function panel(group, children) {
+  // A group the student rarely needs is a <details> (a named disclosure, keyboard operable); the
+  // others are a named group with a heading.
+  const id = `panel-${Date.now().toString(36)}-${counter++}`
+  const box = document.createElement(group.collapsible ? "details" : "div")
+  box.className = "panel"
+  const heading = document.createElement("h3")
+  heading.id = id
+  heading.textContent = group.title
+  if (group.collapsible) {
+    const summary = document.createElement("summary")
+    summary.append(heading)
+    box.append(summary)
+    box.open = Boolean(group.open)
+  } else {
+    box.setAttribute("role", "group")
+    box.setAttribute("aria-labelledby", id)
+    box.append(heading)
+  }
+  const fields = document.createElement("div")
+  fields.className = "fields"
+  fields.append(...children)
+  box.append(fields)
+  return box
+}
+
+export function render({ model }) {
+  const section = document.createElement("section")
+  section.setAttribute("role", "region")
+  section.setAttribute("aria-label", model.label)
+  section.className = model.pinned ? "stage pinned" : "stage"
+  if (model.heading) {
+    const heading = document.createElement("h2")
+    heading.textContent = model.heading
+    section.append(heading)
+  }
+  const picture = document.createElement("div")
+  picture.className = "picture"
+  picture.append(model.get_child("picture"))
+  const panels = document.createElement("div")
+  panels.className = "panels"
+  const controls = model.get_child("controls")
+  const byKey = new Map()
+  let next = 0
+  for (const group of model.groups) {
+    const children = controls.slice(next, next + group.count)
+    children.forEach((child, i) => byKey.set(model.keys[next + i], child))
+    next += group.count
+    panels.append(panel(group, children))
+  }
+  const more = document.createElement("div")
+  more.className = "more"
+  more.append(model.get_child("more"))
+  const layout = document.createElement("div")
+  layout.className = "layout"
+  layout.append(picture, panels, more)
+  section.append(layout)
+
+  // A pinned picture stays at the top of the lesson's lab pane while the panels scroll under it:
+  // a control brought into view must then land below the picture, not behind it.
+  const pinnedHeight = () => {
+    const sticky = getComputedStyle(picture).position === "sticky"
+    section.style.setProperty("--pinned", sticky ? `${picture.offsetHeight + 8}px` : "0px")
+  }
+  if (model.pinned && typeof ResizeObserver !== "undefined") new ResizeObserver(pinnedHeight).observe(picture)
+
+  // An exercise step that sets a control brings it into view (opening its panel) and marks it.
+  model.on("msg:custom", (msg) => {
+    const child = msg && byKey.get(msg.spotlight)
+    if (!child) return
+    const details = child.closest("details")
+    if (details) details.open = true
+    pinnedHeight()
+    child.classList.remove("spotlight")
+    void child.offsetWidth  // restart the mark's animation
+    child.classList.add("spotlight")
+    child.scrollIntoView({ block: "nearest", inline: "nearest" })
+  })
+  model.on("label", () => section.setAttribute("aria-label", model.label))
+  return section
+}
