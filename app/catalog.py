@@ -28,6 +28,8 @@ class LabKind:
         Builds the view a lesson page shows, one per session.
     units : dict
         Unit of each quantity feedback can read, for the messages.
+    counts : dict
+        The quantities that count whole things, each with its singular (``{"bucket_count": "bucket"}``).
     """
 
     name: str
@@ -35,6 +37,7 @@ class LabKind:
     model: type[TimedModel]
     lesson_view: Callable[[], Viewer]
     units: dict[str, str]
+    counts: dict[str, str]
 
     @property
     def controls(self) -> tuple[str, ...]:
@@ -65,6 +68,7 @@ def lab_kinds() -> dict[str, LabKind]:
             model=lab.model_class(),
             lesson_view=lab.lesson_view,
             units=dict(lab.units),
+            counts=dict(lab.counts),
         )
         for lab in registrations()
     }

@@ -49,6 +49,8 @@ def describe_step(step: Step, model_class: type) -> str:
         return f"Set {label} to {shown_setting(step.control, step.value, model_class)}"
     if step.kind == "predict":
         return "Type your prediction and press Lock prediction"
+    if getattr(model_class, "judged_on_play", False):
+        return "Press Play (the verdict shows at once)"
     if step.value is None:
         return "Press Play and let it run to the end"
     return f"Press Play or Step until t = {format_number(step.value)} s"
@@ -117,6 +119,8 @@ class ExerciseRunner(Viewer):
         self.model: TimedModel | None = None
         self._lab_provider = lab_provider
         self._alone: LessonText | None = None
+        self._spotlit: int | None = None  # the set step whose control was last brought into view
+        self._played: int | None = None  # the run step during which Play was pressed (judged_on_play)
         spec: Exercise = self.exercise
         self.key = f"{self.lesson_slug}/{spec.id}"
         self.card = ExerciseCard(
@@ -134,6 +138,7 @@ class ExerciseRunner(Viewer):
         self.lab, self.model = lab, lab.model
         self.model.param.watch(self._lab_changed, ["t", *self.model.controls])
         lab.on_reset(self._lab_reset)
+        lab.on_play(self._lab_played)
 
     @property
     def model_class(self) -> type:
@@ -163,6 +168,7 @@ class ExerciseRunner(Viewer):
         # The field empties while still locked, then unlocks: emptied after, it could wipe what the
         # student types into the unlocked field before the second message lands.
         self.card.prediction = ""
+        self._spotlit = self._played = None
         self.param.update(current=0, prediction=None, shown=None, notice="")
         if self.session.active == self.exercise.id:
             self._apply_gate()
@@ -175,7 +181,7 @@ class ExerciseRunner(Viewer):
                 self.model.pause_at = None  # the lab redraws, and the page's player learns it
             if self.session.active_lab != self.exercise.lab:  # the page now shows another lab: free this one
                 self.lab.gate("")
-                self.lab.conceal = False
+                self.lab.param.update(conceal=False, hidden_quantity="")
             self.card.prediction = ""  # emptied while still locked, as in start()
             self.param.update(current=0, prediction=None, shown=None, notice="")
         if event.new == self.exercise.id:
@@ -186,7 +192,8 @@ class ExerciseRunner(Viewer):
         if self.lab is None:
             return
         reason = ""
-        if self.active and not self.finished:
+        running = self.active and not self.finished
+        if running:
             runs_left = any(step.kind == "run" for step in self.exercise.steps[self.current :])
             if not self.locked:
                 reason = "Play and Step are off until you lock a prediction."
@@ -194,7 +201,10 @@ class ExerciseRunner(Viewer):
                 reason = "Play and Step wait while you do the exercise's next step."
         self.lab.gate(reason)
         if self.active or not self.session.active:
-            self.lab.conceal = self.active and not self.finished
+            self.lab.listen_for_play(running and not reason and self.model.judged_on_play and self._step_is("run"))
+        if self.active or not self.session.active:
+            hide = self.active and not self.finished
+            self.lab.param.update(conceal=hide, hidden_quantity=self.exercise.quantity if hide else "")
 
     # -- events from the lab -----------------------------------------------------------------
     def _lab_reset(self) -> None:
@@ -204,6 +214,16 @@ class ExerciseRunner(Viewer):
         if resets and self.current >= resets[0]:
             self.current = resets[0] + 1
         self._advance()
+
+    def _lab_played(self) -> None:
+        if self.active and not self.finished and self._step_is("run"):
+            self._played = self.current
+            self._advance()
+
+    def _step_is(self, kind: str) -> bool:
+        """Whether the next step to do is of this kind (``"set"``, ``"run"``, ...)."""
+        steps = self.exercise.steps
+        return self.current < len(steps) and steps[self.current].kind == kind
 
     def _lab_changed(self, *_events: param.parameterized.Event) -> None:
         if self.active and not self.finished:
@@ -231,6 +251,9 @@ class ExerciseRunner(Viewer):
         except NotANumber as refusal:
             self.notice = f"Your prediction: {refusal}; type it as a number in {self.exercise.unit}."
             return
+        if self.counted is not None and not float(value).is_integer():
+            self.notice = f"Your prediction: a number of {self.exercise.unit} is a whole number, like 2."
+            return
         if not self.active:
             self.start()
         self.card.prediction = format_number(value, exact=True)
@@ -247,6 +270,8 @@ class ExerciseRunner(Viewer):
         if step.kind == "predict":
             return self.locked
         if step.kind == "run":
+            if self._played == self.current:  # a lab where Play changes nothing but the clock
+                return True
             return self.model.at_end if step.value is None else self.model.t >= step.value - 1e-9
         return False  # a reset is ticked by the Reset event itself
 
@@ -261,6 +286,9 @@ class ExerciseRunner(Viewer):
             self.model.pause_at = pause_at  # the lab redraws: the page's player learns where to stop
         if self.current == len(steps) and not self.finished:
             self._finish()
+        elif self._step_is("set") and self._spotlit != self.current:
+            self._spotlit = self.current
+            self.lab.spotlight(steps[self.current].control)  # the step names it: show where it is
         self._apply_gate()
 
     def _finish(self) -> None:
@@ -287,6 +315,33 @@ class ExerciseRunner(Viewer):
         return model_reading(self.model, self.exercise)
 
     @property
+    def counted(self) -> str | None:
+        """The singular of what the exercise counts (``"bucket"``), or None for a measured quantity."""
+        return lab_kinds()[self.exercise.lab].counts.get(self.exercise.quantity)
+
+    def amount(self, value: float, exact: bool = False) -> str:
+        """A value of the exercise's quantity with its unit, as escaped HTML: ``4.40 ms``, ``1 bucket``.
+
+        Parameters
+        ----------
+        value : float
+            The value.
+        exact : bool
+            Write a measured value as typed (a prediction) rather than to two decimals (the lab's).
+
+        Returns
+        -------
+        str
+            A count as a whole number with its noun in the singular or plural; anything else with its unit.
+        """
+        singular = self.counted
+        if singular is not None:
+            whole = round(value)
+            return f"{whole} {html.escape(singular if whole == 1 else self.exercise.unit)}"
+        number = format_number(value, exact=True) if exact else fixed(value)
+        return f"{number} {html.escape(self.exercise.unit)}"
+
+    @property
     def correct(self) -> bool:
         """Whether the locked prediction is within the tolerance of what the model shows."""
         if self.prediction is None or self.shown is None:
@@ -300,12 +355,19 @@ class ExerciseRunner(Viewer):
     def _draw(self) -> None:
         """Send the card what it shows now, in one message."""
         self.card.param.update(
+            active=self.active,
             steps_html=self.steps_html(),
             locked=self.locked,
-            start_label="Try again" if self.active else "Start this exercise",
+            start_label=self.start_label(),
             class_html=self.class_html(),
             **self.feedback(),
         )
+
+    def start_label(self) -> str:
+        """The card's button: "Start this exercise" before it starts, "Try again" once judged, none between."""
+        if not self.active:
+            return "Start this exercise"
+        return "Try again" if self.finished else ""
 
     def class_html(self) -> str:
         """The class line: that predictions are shared, whether this one was, and the class after a reveal."""
@@ -337,7 +399,10 @@ class ExerciseRunner(Viewer):
         if self.active and not self.locked:
             parts.append('<p class="gate">Play and Step stay off until you lock a prediction.</p>')
         if not self.finished and self.progress.is_done(self.key):
-            parts.append("<p>✓ You finished this exercise before; you can do it again any time.</p>")
+            if self.progress.was_correct(self.key):
+                parts.append('<p class="before">✓ You got this right before; you can do it again any time.</p>')
+            else:
+                parts.append('<p class="before">✗ Not quite last time: try again.</p>')
         return "".join(parts)
 
     def feedback(self) -> dict[str, str]:
@@ -345,7 +410,6 @@ class ExerciseRunner(Viewer):
         if not self.finished:
             return {"feedback_html": "", "verdict": "", "explanation_html": ""}
         spec = self.exercise
-        unit = html.escape(spec.unit)
         verdict = "Correct" if self.correct else "Not quite"
         explanation = f"<strong>Why:</strong> {html.escape(spec.explanation)}"
         slip = None if self.correct else spec.mistake_for(self.prediction)
@@ -355,8 +419,8 @@ class ExerciseRunner(Viewer):
             )
         return {
             "feedback_html": (
-                f"{verdict}: you predicted {format_number(self.prediction, exact=True)} {unit}, "
-                f"and the lab shows {fixed(self.shown)} {unit}."
+                f"{verdict}: you predicted {self.amount(self.prediction, exact=True)}, "
+                f"and the lab shows {self.amount(self.shown)}."
             ),
             "verdict": "correct" if self.correct else "wrong",
             "explanation_html": explanation,

@@ -28,17 +28,18 @@ ol.steps li.current { font-weight: 700; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 .gate { color: var(--ol-gate-brown); font-weight: 600; }
 .field-error { color: var(--ol-error-red); font-weight: 600; margin: 0; }
-form.predict { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; margin: 8px 0; }
+form.predict, .begin { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; margin: 8px 0; }
+form.predict[hidden], .begin[hidden] { display: none; }
 form.predict label { display: flex; flex-direction: column; gap: 2px; font-size: 0.9rem; }
-form.predict input { font: inherit; padding: 5px 8px; width: 15rem; max-width: 100%;
+form.predict input { font: inherit; padding: 8px; min-height: 44px; width: 15rem; max-width: 100%;
   border: 1px solid var(--ol-input-edge); border-radius: 4px; }
 form.predict input:disabled { background: var(--ol-disabled-background); color: var(--ol-dark-grey); }
-form.predict button { font: inherit; padding: 6px 12px; border-radius: 4px; cursor: pointer;
-  border: 1px solid var(--ol-card-button-edge);
+section.exercise button { font: inherit; padding: 8px 16px; min-height: 44px; min-width: 44px; border-radius: 4px;
+  cursor: pointer; border: 1px solid var(--ol-card-button-edge);
   background: var(--ol-white); color: var(--ol-card-button-edge); }
-form.predict button.primary { background: var(--ol-card-button-blue); color: var(--ol-white); }
-form.predict button:disabled { opacity: 0.55; cursor: not-allowed; }
-form.predict :focus-visible { outline: 3px solid var(--ol-focus-orange); outline-offset: 2px; }
+section.exercise button.primary { background: var(--ol-card-button-blue); color: var(--ol-white); }
+section.exercise button:disabled { opacity: 0.55; cursor: not-allowed; }
+section.exercise :focus-visible { outline: 3px solid var(--ol-focus-orange); outline-offset: 2px; }
 .feedback { font-weight: 700; padding: 6px 10px; border-radius: 4px; }
 .feedback.correct { background: var(--ol-correct-background); color: var(--ol-correct-green); }
 .feedback.wrong { background: var(--ol-wrong-background); color: var(--ol-wrong-red); }
@@ -54,15 +55,22 @@ class ExerciseCard(param.Parameterized):
 
     The parameters are declared in the order the page draws them (:data:`CARD_FIELDS`):
     ``prediction`` before ``locked``, so that a field emptied and then unlocked is empty once it
-    can be typed in.
+    can be typed in. The flow a student sees: "Start this exercise" alone; once started, the
+    prediction field and "Lock prediction"; once judged, the verdict and "Try again".
     """
 
     label = param.String(default="", doc="The region's accessible name, 'Exercise: <title>'.")
+    active = param.Boolean(
+        default=False, doc="Whether this exercise has been started (drives the lab); its prediction form shows then."
+    )
     steps_html = param.String(default="", doc="Heading, prompt, steps and notices, as escaped HTML.")
     prediction_label = param.String(default="Your prediction", doc="The prediction field's label, with its unit.")
     prediction = param.String(default="", doc="What the prediction field shows (the locked value once locked).")
     locked = param.Boolean(default=False, doc="Whether a prediction is locked (field and Lock button disabled).")
-    start_label = param.String(default="Start this exercise", doc="'Start this exercise' or 'Try again'.")
+    start_label = param.String(
+        default="Start this exercise",
+        doc="'Start this exercise' before it starts, 'Try again' once judged, '' (no button) in between.",
+    )
     feedback_html = param.String(default="", doc="The verdict as escaped HTML; empty before the exercise ends.")
     verdict = param.Selector(default="", objects=["", "correct", "wrong"], doc="Styles the feedback line.")
     explanation_html = param.String(default="", doc="Why, shown below the verdict once it is given.")

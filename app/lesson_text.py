@@ -13,6 +13,11 @@ in-process, December 2026); here they are one ``JSComponent``:
   only what changed;
 - a click on Lock or Start comes back as one message, ``{"card": i, "action": ..., "text": ...}``,
   and goes to that card.
+
+It also places the lesson's lab (``lab``): beside the text on a wide screen, in a pane as high as
+the page's scrolling area whose top holds the lab's picture and time bar, so that an exercise's
+question and the picture are in one view; on a narrow screen right after the active exercise's
+card (after the text while none is active).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from pathlib import Path
 
 import panel as pn
 import param
-from panel.custom import JSComponent
+from panel.custom import Child, JSComponent
 
 from app.exercise_card import CARD_CSS, CARD_FIELDS, ExerciseCard
 from labs.ui.palette import inline
@@ -50,6 +55,23 @@ PROSE_CSS = inline("""
 """)
 """Panel's Markdown look (its ``markdown.css``), kept to the prose, with inline code at 10:1."""
 
+SIDE_BY_SIDE_FROM = 900
+"""The window width (px) from which the lab stands beside the text (``lesson_text.js`` WIDE)."""
+
+LAYOUT_CSS = f"""
+.lesson {{ display: block; }}
+.lesson-parts {{ min-width: 0; }}
+.lesson-lab {{ margin: 12px 0; }}
+@media (min-width: {SIDE_BY_SIDE_FROM}px) {{
+  .lesson.with-lab {{ display: flex; gap: 24px; align-items: flex-start; }}
+  .with-lab .lesson-parts {{ flex: 1 1 420px; max-width: 760px; }}
+  .with-lab .lesson-lab {{ flex: 1 1 420px; min-width: 0; margin: 0; position: sticky; top: 0;
+    max-height: calc(100vh - 56px); overflow-y: auto; overscroll-behavior: contain; }}
+}}
+"""
+"""Text and lab side by side on a wide screen (the lab's pane pinned and scrolling on its own), one
+column on a narrow one."""
+
 
 @cache
 def prose_html(markdown: str) -> str:
@@ -75,6 +97,7 @@ class LessonText(JSComponent):
     order = param.List(default=[], doc="The parts in page order: ['prose', i] or ['card', j].")
     card_fields = param.List(default=list(CARD_FIELDS), constant=True, doc="What each entry of ``cards`` holds.")
     cards = param.List(default=[], doc="What each exercise card shows: its values in ``card_fields`` order.")
+    lab = Child(default=None, allow_None=True, doc="The lesson's lab (what the active exercise uses), or None.")
 
     _esm = LESSON_TEXT_JS
 
@@ -94,7 +117,7 @@ class LessonText(JSComponent):
             order.append(["prose", len(prose)])
             prose.append(footer_html)
         params.setdefault("sizing_mode", "stretch_width")
-        params.setdefault("stylesheets", [PROSE_CSS, CARD_CSS])
+        params.setdefault("stylesheets", [PROSE_CSS, CARD_CSS, LAYOUT_CSS])
         params.setdefault("margin", (5, 10))  # a Markdown pane's, so the text lines up with the heading
         super().__init__(prose=prose, order=order, cards=[card.shown() for card in self._cards], **params)
         for index, card in enumerate(self._cards):

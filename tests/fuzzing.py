@@ -132,7 +132,7 @@ SNAPSHOT_JS = """
     if ((el.tagName === "INPUT" || el.tagName === "SELECT") && el.labels && el.labels[0]) {
       fields[el.labels[0].textContent.trim()] = el.type === "checkbox" ? String(el.checked) : el.value
     }
-    if (el.tagName === "BUTTON") buttons[el.textContent.trim()] = !el.disabled
+    if (el.tagName === "BUTTON" && el.checkVisibility()) buttons[el.textContent.trim()] = !el.disabled
   }
   const drawn = []
   for (const doc of (window.Bokeh && Bokeh.documents) || []) {

@@ -155,13 +155,34 @@ def test_try_again_and_switching_exercises(page):
     assert session.active == "growth"
     assert not first.locked and first.current == 0
     assert not lab.transport.allowed
-    assert first.card.start_label == "Start this exercise"
-    assert second.card.start_label == "Try again"
+    assert first.card.start_label == "Start this exercise" and not first.card.active
+    assert second.card.start_label == "" and second.card.active  # no "Try again" before a verdict
     lock(second, "1")
     assert second.card.locked and second.card.prediction == "1"
     second.card.receive({"action": "start"})
     assert not second.card.locked and second.card.prediction == ""
     assert not second.locked and not lab.transport.allowed
+
+
+def test_the_card_offers_try_again_only_after_a_verdict_and_remembers_right_from_wrong(page):
+    lab, session, progress, runners = page
+    runner = runners["growth"]
+    right = format_number(runner.exercise.answer)
+    assert runner.card.start_label == "Start this exercise"
+    prepare(lab, runner, 4, 3, format_number(runner.exercise.answer + 5))
+    assert runner.card.start_label == ""
+    send(lab, "step")
+    send(lab, "step")
+    assert runner.finished and not runner.correct
+    assert runner.card.start_label == "Try again" and runner.card.verdict == "wrong"
+    runner.card.receive({"action": "start"})
+    assert "✗ Not quite last time" in runner.card.steps_html and "✓" not in runner.card.steps_html
+    prepare(lab, runner, 4, 3, right)
+    send(lab, "step")
+    send(lab, "step")
+    assert runner.correct and runner.card.verdict == "correct"
+    runner.card.receive({"action": "start"})
+    assert "✓ You got this right before" in runner.card.steps_html
 
 
 def test_the_lab_hides_the_answer_until_the_exercise_has_run(page):
@@ -253,7 +274,9 @@ def test_every_wrong_prediction_gets_not_quite_and_the_reasoning_it_matches(less
     do_steps_headless(lab, runner, slip.answer if slip else exercise.answer + 10 * exercise.tolerance + 3)
     said = feedback(runner)
     assert said.startswith("Not quite"), said
-    assert f"the lab shows {exercise.answer:.2f}" in said
+    assert f"the lab shows {runner.amount(exercise.answer)}." in said
+    if runner.counted:  # a count reads as a whole number of things: "1 layer", "3 buckets"
+        assert re.search(rf"you predicted \d+ {runner.counted}s?, and the lab shows \d+ {runner.counted}s?\.", said)
     if slip:
         assert html.escape(" ".join(slip.reasoning.split())) in " ".join(runner.card.explanation_html.split())
 

@@ -1,8 +1,13 @@
 // A lesson's text (app/lesson_text.py): its prose and, between the paragraphs, each guided
-// exercise as plain HTML (steps, prediction, Lock, Start, feedback). One component for the whole
-// text: the server sends each card's values (model.cards, in model.card_fields order); the page
-// sends one message per click, {card, action, text}.
+// exercise as plain HTML (steps, Start, prediction, Lock, feedback), and the lesson's lab. One
+// component for the whole text: the server sends each card's values (model.cards, in
+// model.card_fields order); the page sends one message per click, {card, action, text}.
+// On a wide screen the lab stands beside the text, pinned in a pane as high as the window; on a
+// narrow one it follows the active exercise's card (or the text, while none is active), so the
+// question and the picture are never a whole lesson apart.
 let counter = 0
+
+const WIDE = "(min-width: 900px)"  // app/lesson_text.py SIDE_BY_SIDE_FROM, labs/ui/stage.py PINNED_FROM
 
 function drawCard(send) {
   const id = `prediction-${Date.now().toString(36)}-${counter++}`
@@ -10,8 +15,14 @@ function drawCard(send) {
   section.className = "exercise"
   section.setAttribute("role", "region")
   const steps = document.createElement("div")
+  const begin = document.createElement("div")
+  begin.className = "begin"
+  const start = document.createElement("button")
+  start.type = "button"
+  begin.append(start)
   const form = document.createElement("form")
   form.className = "predict"
+  form.hidden = true
   const label = document.createElement("label")
   label.htmlFor = id
   const caption = document.createElement("span")
@@ -26,9 +37,7 @@ function drawCard(send) {
   lock.type = "submit"
   lock.className = "primary"
   lock.textContent = "Lock prediction"
-  const start = document.createElement("button")
-  start.type = "button"
-  form.append(label, lock, start)
+  form.append(label, lock)
   const feedback = document.createElement("div")
   feedback.setAttribute("role", "status")
   const why = document.createElement("p")
@@ -36,7 +45,7 @@ function drawCard(send) {
   const classLine = document.createElement("div")
   classLine.className = "class-line"
   classLine.setAttribute("role", "status")
-  section.append(steps, form, feedback, why, classLine)
+  section.append(steps, begin, form, feedback, why, classLine)
 
   const card = {}
   form.addEventListener("submit", (event) => {
@@ -45,10 +54,31 @@ function drawCard(send) {
   })
   start.addEventListener("click", () => send({ action: "start" }))
 
+  // Start comes first; once the exercise is judged, "Try again" comes after the verdict. The
+  // button keeps keyboard focus when it moves, and a started exercise hands focus to its field.
+  const placeStart = () => {
+    const focused = section.getRootNode().activeElement === start
+    if (card.active) classLine.after(begin)
+    else steps.after(begin)
+    begin.hidden = !card.start_label
+    start.className = card.active ? "" : "primary"
+    if (focused && !begin.hidden) start.focus()
+  }
   // Each value redraws only its own part: a new step list must never wipe what the student
   // is typing in the prediction field.
   const draw = {
     label: () => section.setAttribute("aria-label", card.label),
+    active: () => {
+      const starting = card.active && form.hidden
+      const focused = section.getRootNode().activeElement === start
+      form.hidden = !card.active
+      placeStart()
+      if (starting) {
+        form.scrollIntoView({ block: "nearest" })
+        // The focused Start button is gone: keep keyboard focus in the card, without the phone's keyboard.
+        if (focused) section.focus({ preventScroll: true })
+      }
+    },
     steps_html: () => { steps.innerHTML = card.steps_html },
     prediction_label: () => { caption.textContent = card.prediction_label },
     prediction: () => { input.value = card.prediction },
@@ -57,9 +87,12 @@ function drawCard(send) {
       const focused = section.getRootNode().activeElement
       input.disabled = card.locked
       lock.disabled = card.locked
-      if (card.locked && (focused === lock || focused === input)) start.focus()
+      if (card.locked && (focused === lock || focused === input)) section.focus({ preventScroll: true })
     },
-    start_label: () => { start.textContent = card.start_label },
+    start_label: () => {
+      start.textContent = card.start_label
+      placeStart()
+    },
     feedback_html: () => { feedback.innerHTML = card.feedback_html },
     verdict: () => { feedback.className = card.verdict ? `feedback ${card.verdict}` : "" },
     explanation_html: () => {
@@ -72,6 +105,7 @@ function drawCard(send) {
     },
     scroll_into_view: () => {},
   }
+  section.tabIndex = -1  // where focus goes when the focused Lock button is disabled
   // Draw what changed since last time, in the server's field order.
   const show = (fields, values) => {
     fields.forEach((name, i) => {
@@ -96,23 +130,68 @@ function scrollWhenSettled(target) {
   setTimeout(() => { if (!acted) target.scrollIntoView({ block: "start" }) }, 600)
 }
 
+// The lab's pane: beside the text on a wide screen (as high as the page's scrolling area, so the
+// picture pinned at its top and the active card are in one view), after the active card on a
+// narrow one.
+function placeLab(root, parts, footer, pane, cards) {
+  const wide = window.matchMedia(WIDE)
+  const scroller = document.getElementById("main")
+  const fit = () => {
+    pane.style.maxHeight = wide.matches && scroller ? `${scroller.clientHeight}px` : ""
+  }
+  const place = () => {
+    if (wide.matches) {
+      if (pane.parentNode !== root) root.append(pane)
+    } else {
+      const active = cards.find((card) => card && card.card.active)
+      const anchor = active ? active.section : null
+      if (anchor && anchor.nextSibling !== pane) anchor.after(pane)
+      else if (!anchor && pane.nextSibling !== footer) parts.insertBefore(pane, footer)
+    }
+    fit()
+  }
+  wide.addEventListener("change", place)
+  window.addEventListener("resize", fit)
+  return place
+}
+
 export function render({ model }) {
   const root = document.createElement("div")
-  root.className = "lesson-parts"
+  root.className = "lesson"
+  const parts = document.createElement("div")
+  parts.className = "lesson-parts"
+  root.append(parts)
   const cards = []
+  let footer = null
   for (const [kind, index] of model.order) {
     if (kind === "prose") {
       const prose = document.createElement("div")
       prose.className = "prose"
       prose.innerHTML = model.prose[index]
-      root.append(prose)
+      parts.append(prose)
+      footer = prose
     } else {
       const card = drawCard((msg) => model.send_msg({ card: index, ...msg }))
       cards[index] = card
-      root.append(card.section)
+      parts.append(card.section)
+      footer = null
     }
   }
-  const update = () => model.cards.forEach((values, i) => { if (cards[i]) cards[i].show(model.card_fields, values) })
+  let place = () => {}
+  const lab = model.get_child("lab")
+  if (lab) {
+    const pane = document.createElement("div")
+    pane.className = "lesson-lab"
+    pane.append(lab)
+    root.classList.add("with-lab")
+    const end = document.createElement("div")  // where the lab goes on a narrow screen with no exercise active
+    parts.insertBefore(end, footer)
+    place = placeLab(root, parts, end, pane, cards)
+  }
+  const update = () => {
+    model.cards.forEach((values, i) => { if (cards[i]) cards[i].show(model.card_fields, values) })
+    place()
+  }
   update()
   model.on("cards", update)
 

@@ -21,11 +21,6 @@ from app.progress import ProgressStore
 from app.shell import deferred, page
 from labs.ui.palette import ERROR_RED
 
-LAYOUT_CSS = """
-:host { gap: 24px; }
-.lesson-text { max-width: 760px; }
-"""
-
 
 class LabShelf:
     """The labs one lesson page uses, each built for the session the first time it is needed."""
@@ -121,7 +116,7 @@ def lesson_view(
     Returns
     -------
     panel.viewable.Viewable
-        Text and lab side by side on a wide screen, stacked on a phone.
+        Text and lab side by side on a wide screen; on a phone the lab follows the active exercise.
     """
     shelf = LabShelf()
     session = ExerciseSession()
@@ -147,23 +142,12 @@ def lesson_view(
         if runner.exercise.id == exercise_id:
             runner.card.scroll_into_view = True
             runner.start()
+    lab_slot = deferred(lambda: shelf.view(session.active_lab or lesson.lab), sizing_mode="stretch_width")
     text = LessonText(
         parts,
         footer_html=_neighbours(lesson, "Lessons, end of page"),
-        css_classes=["lesson-text"],
+        lab=lab_slot,
         sizing_mode="stretch_width",
-        styles={"flex": "1 1 420px", "min-width": "300px"},
-    )
-    lab_slot = deferred(
-        lambda: shelf.view(session.active_lab or lesson.lab),
-        sizing_mode="stretch_width",
-        styles={
-            "flex": "1 1 420px",
-            "min-width": "300px",
-            "position": "sticky",
-            "top": "0",
-            "align-self": "flex-start",
-        },
     )
 
     def show_active_lab(event: param.parameterized.Event) -> None:
@@ -173,14 +157,7 @@ def lesson_view(
                 lab_slot.objects = [wanted]
 
     session.param.watch(show_active_lab, "active_lab")
-    return pn.FlexBox(
-        text,
-        lab_slot,
-        progress,
-        flex_wrap="wrap",
-        sizing_mode="stretch_width",
-        stylesheets=[LAYOUT_CSS],
-    )
+    return pn.Column(text, progress, sizing_mode="stretch_width")
 
 
 def build() -> pn.template.base.BaseTemplate:
