@@ -155,10 +155,26 @@ class WebsocketLog:
         return [(way, kind) for _, way, kind in self.messages[mark:] if direction in (None, way)]
 
 
+PHONE = {"viewport": {"width": 375, "height": 812}, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
+"""A phone as a mobile browser sees it: a page without a viewport tag is laid out ~980 px wide and shrunk."""
+
+
 @pytest.fixture
 def page(browser, live_server: LiveServer, request: pytest.FixtureRequest):
     """A fresh browser page; the test fails on any page error, console error or server traceback."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield from watched_page(browser, live_server, request, viewport={"width": 1280, "height": 900})
+
+
+@pytest.fixture
+def phone(browser, live_server: LiveServer, request: pytest.FixtureRequest):
+    """A fresh page in a phone's mobile browser (375 × 812, touch), watched like :func:`page`."""
+    yield from watched_page(browser, live_server, request, **PHONE)
+
+
+def watched_page(browser, live_server: LiveServer, request: pytest.FixtureRequest, **context_options):
+    """A page in a new context with ``context_options``; the test fails on any page error, console
+    error or server traceback, and a failed test leaves a screenshot in ``test-artifacts/``."""
+    context = browser.new_context(**context_options)
     new_page = context.new_page()
     problems: list[str] = []
     # The stack says which script threw: a message alone named no file in the CI failure of stop 26.
