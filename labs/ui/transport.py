@@ -207,23 +207,8 @@ class Transport(param.Parameterized):
                 self.resend()
 
     def resend(self) -> None:
-        """Send the page everything Play may have changed there, changed here or not.
-
-        While playing, the page rewrites the readout, the drawn path, the marker, the bars and its
-        copy of t without telling the server; Bokeh then sends a value only if the server's copy
-        changes. After Play from t = 0 and a Reset, nothing does, so each of these is set to a
-        placeholder first: within the document hold the two assignments combine into one event
-        carrying the real value (one message, as for any redraw).
-        """
-        with pn.io.hold(self.state.document):
-            self.status.text = ""
-            self.reveal.data = {key: [] for key in self.reveal.data}
-            self.marker.data = {key: [] for key in self.marker.data}
-            if self.bars is not None and self.now is not None:
-                self.bars.data = {key: [] for key in self.bars.data}
-                self.now.location = -1.0
-            self.state.t = -1.0
-            self._send()
+        """Send the page everything Play may have changed there, though the model has not changed."""
+        self._send()
 
     def show(self, template: str, intervals: Mapping[str, Sequence] | None = None) -> None:
         """Show the model as it is now, with this readout (and these bars), in one message.
@@ -241,6 +226,16 @@ class Transport(param.Parameterized):
         self._send()
 
     def _send(self) -> None:
+        """Send the page the model as it is now, in the caller's one message.
+
+        While playing, the page rewrites the readout, the path, the marker, the bars, the "now"
+        line and its copy of t without telling the server (``setv(..., {sync: false})``), and Bokeh
+        sends a property only when the server's value changes. The data sources are sent on every
+        assignment; the readout, t and the "now" line are sent here whether they changed or not:
+        otherwise a redraw giving the value the server last set (at t = 0 the backlog is q0 whatever
+        the rates) left the page showing its played frame. This runs only in answer to a command or
+        an edit, never per frame, and adds a few values to a message the redraw sends anyway.
+        """
         trajectory = self.model.trajectory()
         t = self.model.t
         with pn.io.hold(self.state.document):
@@ -260,3 +255,9 @@ class Transport(param.Parameterized):
                 template=readout_html(self._template, live=False),
             )
             self.status.text = readout_html(fill_template(self._template, sample(trajectory, t)), live=False)
+            played = [(self.status, "text"), (self.state, "t")]
+            if self.now is not None:
+                played.append((self.now, "location"))
+            for model, name in played:
+                value = getattr(model, name)
+                model.trigger(name, value, value)  # a change event with the value, changed here or not
