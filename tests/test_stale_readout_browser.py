@@ -1,0 +1,105 @@
+"""After Play, the readout follows the model in Chromium: the sequences bench/fuzz.py --seed 20261203 found.
+
+While playing, the page draws the readout and its t itself and tells the server nothing; Bokeh sends
+a property only when the server's value changes. A redraw that gave the readout the server had last
+set (at t = 0 the backlog is q0 whatever the rates; an exercise hides the net rate) sent nothing, and
+the page kept its played frame. The headless twins are in tests/test_stale_readout.py.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Locator, expect
+
+from labs.queue.model import QueueModel
+from tests.fuzzing import figures, queue_backlog
+from tests.student import open_lab, reading, readout, type_value, wait_until
+from tests.test_fuzz_browser import RECORD_READOUTS, times_shown
+
+pytestmark = pytest.mark.browser
+
+LESSON = "/lesson?id=overlap&exercise=growth"
+EXERCISE = "Exercise: A backlog that keeps growing"
+REFUSED = "99999999999999999999"
+
+
+def follows(lab: Locator, **controls: float) -> bool:
+    """Whether the readout's backlog is the model's at the t it shows, for these controls (2 decimals)."""
+    shown = figures(readout(lab))
+    model = QueueModel(**controls)
+    slope = max(abs(model.net_rate), model.service_rate)
+    return abs(shown["backlog"] - queue_backlog(model, shown["t"])) <= 0.0051 + slope * 0.0051
+
+
+def open_growth_exercise(page) -> tuple[Locator, Locator]:
+    """The lesson page with the growth exercise started, and its prediction locked."""
+    lab = open_lab(page, LESSON, "Queue lab")
+    card = page.get_by_role("region", name=EXERCISE)
+    card.get_by_role("textbox", name=re.compile("^Your prediction")).fill("1")
+    card.get_by_role("button", name="Lock prediction").click()
+    expect(lab.get_by_role("button", name="Play")).to_be_enabled()
+    return lab, card
+
+
+def test_try_again_while_playing_then_an_edit_shows_the_edit(page):
+    """Play, a refused λ, Try again, Step while it is off, λ = 1.64, then μ = 1."""
+    lab, card = open_growth_exercise(page)
+    lab.get_by_role("button", name="Play").click()
+    wait_until(lambda: reading(lab, "t") > 0)
+    type_value(lab, "Arrival rate λ", REFUSED)
+    expect(lab.get_by_role("alert")).to_contain_text("kept 1")
+    card.get_by_role("button", name="Try again").click()
+    expect(lab.get_by_role("button", name="Play")).to_be_disabled()
+    expect(lab.get_by_role("button", name="Step")).to_be_disabled()  # Step while off: nothing to press
+    assert reading(lab, "t") > 0  # the frame the page played, which the server never heard of
+    type_value(lab, "Arrival rate λ", "1.64")
+    expect(lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value("1.64")
+    wait_until(lambda: follows(lab, arrival_rate=1.64))
+    type_value(lab, "Service rate μ", "1")
+    expect(lab.get_by_role("textbox", name="Service rate μ")).to_have_value("1")
+    wait_until(lambda: follows(lab, arrival_rate=1.64, service_rate=1))
+
+
+def test_reset_after_play_in_an_exercise_shows_t_zero(page):
+    """A changed μ, Play, Reset: the readout (which hides the net rate here) is the reset model's."""
+    lab, _card = open_growth_exercise(page)
+    type_value(lab, "Service rate μ", "3")
+    expect(lab).to_contain_text("L = 0.50")  # the server has taken μ = 3
+    lab.get_by_role("button", name="Play").click()
+    wait_until(lambda: reading(lab, "t") > 0)
+    lab.get_by_role("button", name="Reset").click()
+    expect(lab.get_by_role("textbox", name="Service rate μ")).to_have_value("2")
+    status = lab.get_by_role("status").first
+    expect(status).to_contain_text("t = 0.00 s")
+    expect(status).to_contain_text("backlog = 4.00 units")
+
+
+PLAYED = 2.0
+"""How far the first Play runs (model seconds) before Reset, in the test below."""
+
+
+def test_reset_after_play_with_a_changed_control_plays_again_from_zero(page):
+    """A changed μ, Play, Reset: the readout changes (its net rate does) but the page's t did not, and the
+    next Play went on from the old frame. By state: the first t above zero shown is before PLAYED."""
+    lab = open_lab(page, "/queue", "Queue lab")
+    type_value(lab, "Service rate μ", "3")
+    expect(lab.get_by_role("status").first).to_contain_text("net rate λ − μ = -2.00")
+    speed = lab.get_by_role("combobox", name="Speed")
+    speed.select_option("4×")
+    lab.get_by_role("button", name="Play").click()
+    wait_until(lambda: reading(lab, "t") > PLAYED)
+    lab.get_by_role("button", name="Reset").click()
+    status = lab.get_by_role("status").first
+    expect(status).to_contain_text("net rate λ − μ = -1.00")
+    expect(status).to_contain_text("t = 0.00 s")
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    status.element_handle().evaluate(RECORD_READOUTS)
+    speed.select_option("0.5×")
+    lab.get_by_role("button", name="Play").click()
+    wait_until(lambda: any(t > 0 for t in times_shown(page)))
+    lab.get_by_role("button", name="Pause").click()
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    first = next(t for t in times_shown(page) if t > 0)
+    assert first < PLAYED, times_shown(page)
