@@ -179,7 +179,10 @@ class Transport(param.Parameterized):
             self.end_button.disabled = not self.allowed
             self.gate.update(text=self.gate_html(), visible=bool(self.gate_html()))
             if not self.allowed:
-                self.state.epoch += 1  # stop any playback in the browser, without a report
+                # Stop any playback in the browser, without a report, and bring the page back to the
+                # model's t in the same message (after the epoch: the stop writes the page's own t).
+                self.state.epoch += 1
+                self._send()
 
     def _control_edited(self, *_events: param.parameterized.Event) -> None:
         with pn.io.hold(self.state.document):
