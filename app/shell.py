@@ -30,6 +30,7 @@ lean_references.install()
 lean_models.install()
 
 CSS = inline("""
+:root { --bokeh-font-size: 1rem; }
 #header a.title { font-size: 1.15rem; white-space: nowrap; color: var(--ol-white);
   text-decoration: underline; text-underline-offset: 3px; }
 .skip-link { position: absolute; left: 8px; top: -60px; z-index: 2000; padding: 8px 14px;

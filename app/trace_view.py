@@ -36,6 +36,7 @@ from app.trace_shown import (
 from labs.ui.live_readout import LiveReadout
 from labs.ui.palette import WHITE
 from labs.ui.region import NamedRegion
+from labs.ui.styles import CONTROL_CSS
 
 MAX_FILE = "200MB"
 PROMPT = "Drop one trace file per rank to read its buckets."
@@ -63,8 +64,10 @@ class TraceView(Viewer):
         self.alert = pn.pane.HTML("", margin=(0, 10))
         self.source = ColumnDataSource(data={key: [] for key in GANTT_KEYS})
         self.gantt = self._make_gantt()
-        self.table = pn.pane.HTML("", sizing_mode="stretch_width")
-        self.open_lab = pn.widgets.Button(label="Open in the bucket timeline lab", disabled=True, color="primary")
+        self.table = pn.pane.HTML("", sizing_mode="stretch_width", styles={"overflow-x": "auto"})
+        self.open_lab = pn.widgets.Button(
+            label="Open in the bucket timeline lab", disabled=True, color="primary", stylesheets=[CONTROL_CSS]
+        )
         self.open_lab.on_click(self._open_lab)
         self.comparison = pn.pane.HTML("", margin=(5, 10))
         self.lab_slot = pn.Column(sizing_mode="stretch_width")

@@ -130,7 +130,7 @@ def mm1_html(model: QueueModel) -> str:
         f'<section aria-label="M/M/1 reference" style="border:1px dashed {PURPLE};border-radius:6px;'
         'padding:4px 12px;font-size:0.95rem;line-height:1.4">'
         f'<h3 style="margin:4px 0;font-size:1.05rem">M/M/1 reference</h3>{body}'
-        f'<p style="font-size:0.85em;color:{MUTED_GREY};margin:4px 0">Assumptions: {MM1_ASSUMPTIONS}</p>'
+        f'<p style="font-size:0.875rem;color:{MUTED_GREY};margin:4px 0">Assumptions: {MM1_ASSUMPTIONS}</p>'
         "</section>"
     )
 

@@ -139,7 +139,7 @@ def race_caption() -> str:
         )
 
     return (
-        f"<p style='font-size:0.85rem;color:{MUTED_GREY};margin:0'>"
+        f"<p style='font-size:0.875rem;color:{MUTED_GREY};margin:0'>"
         f"{swatch(MEMORY_COLOUR + '80', '6px solid')}bytes moved, at B "
         f"{swatch(COMPUTE_COLOUR, '3px solid')}FLOPs done, never ahead of their bytes "
         f"{swatch(COMPUTE_COLOUR, '2px dashed')}FLOPs at P, as if every byte were already "

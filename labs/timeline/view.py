@@ -71,7 +71,9 @@ class TimelineLab(LabView):
         self.legend = Div(text=figures.LEGEND, sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         self._sweep = figures.CapSweep()
         self.sweep = self._sweep.figure
-        self.table = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
+        # Bokeh draws a Div's text in an inline-block as wide as its widest line: on a phone the
+        # table scrolls sideways inside its own box instead of widening the page.
+        self.table = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10), styles={"overflow-x": "auto"})
         chooser = self.choosers
         groups = [
             ControlGroup(

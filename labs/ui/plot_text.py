@@ -30,7 +30,7 @@ TABLE_CSS = inline(
     "<style>"
     "details{margin:4px 0}summary{cursor:pointer;color:var(--ol-button-blue);text-decoration:underline}"
     "summary:focus-visible{outline:3px solid var(--ol-button-blue);outline-offset:2px}"
-    "table{border-collapse:collapse;font-size:0.85rem;margin:4px 0}"
+    "table{border-collapse:collapse;font-size:0.875rem;margin:4px 0}"
     "caption{text-align:left;font-weight:600;padding:2px 0}"
     "th,td{border:1px solid var(--ol-table-edge);padding:2px 8px;text-align:right}"
     "th:first-child,td:first-child{text-align:left}"
@@ -92,7 +92,7 @@ class PlotTexts:
 
     def __init__(self, figures: Sequence[Figure]):
         self.figures = list(figures)
-        self.tables = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
+        self.tables = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10), styles={"overflow-x": "auto"})
         hook = CustomJS(args={"figures": self.figures, "tables": self.tables}, code=NAME_PLOTS_JS)
         for fig in self.figures:
             fig.js_on_change("inner_width", hook)  # once laid out: the first naming

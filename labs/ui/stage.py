@@ -34,7 +34,7 @@ PINNED_FROM = 900
 STAGE_CSS = inline(f"""
 :host {{ width: 100%; }}
 section.stage {{ container-type: inline-size; width: 100%; }}
-h2 {{ margin: 4px 10px; font-size: 1.3rem; font-weight: 700; }}
+section.stage > h2 {{ margin: 4px 10px; font-size: 1.3rem; font-weight: 700; }}
 .layout {{ display: grid; grid-template-columns: minmax(0, 1fr); grid-template-areas: "picture" "panels" "more";
   column-gap: 16px; align-items: start; }}
 .picture {{ grid-area: picture; min-width: 0; }}
@@ -46,8 +46,8 @@ h2 {{ margin: 4px 10px; font-size: 1.3rem; font-weight: 700; }}
 }}
 .panel {{ border: 1px solid var(--ol-panel-edge); border-radius: 8px; background: var(--ol-panel-background);
   padding: 2px 0 6px; }}
-.panel h3 {{ display: inline; margin: 0; font-size: 1rem; font-weight: 700; }}
-div.panel > h3 {{ display: block; margin: 6px 10px 0; }}
+.panel :is(h2, h3) {{ display: inline; margin: 0; font-size: 1rem; font-weight: 700; }}
+div.panel > :is(h2, h3) {{ display: block; margin: 6px 10px 0; }}
 summary {{ cursor: pointer; padding: 6px 10px 2px; min-height: 32px; }}
 summary:focus-visible {{ outline: 3px solid var(--ol-focus-orange); outline-offset: 2px; }}
 .fields {{ display: flex; flex-wrap: wrap; align-items: flex-start; }}
@@ -77,14 +77,15 @@ class ControlGroup:
         :meth:`LabStage.spotlight` is given.
     collapsible : bool
         A panel of rarely used controls: a disclosure (``<details>``) the student opens.
-    open : bool
-        Whether a collapsible panel starts open.
+    open : bool or "wide"
+        Whether a collapsible panel starts open; ``"wide"``: open on a wide screen (from
+        :data:`PINNED_FROM` px), folded on a phone.
     """
 
     title: str
     controls: tuple
     collapsible: bool = False
-    open: bool = False
+    open: bool | str = "wide"
 
 
 class LabStage(JSComponent):

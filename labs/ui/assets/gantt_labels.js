@@ -4,7 +4,9 @@
 // Args in scope: source (the bars' ColumnDataSource), fig (the Gantt).
 const data = source.data
 const range = fig.x_range
-const px = fig.inner_width > 0 && range.end > range.start ? fig.inner_width / (range.end - range.start) : 0
+let inner = 0
+try { inner = fig.inner_width } catch (unset) {}  // Bokeh sets it once the plot is laid out (then refits)
+const px = inner > 0 && range.end > range.start ? inner / (range.end - range.start) : 0
 const measure = globalThis._olLabelWidth ?? (globalThis._olLabelWidth = (() => {
   const context = document.createElement("canvas").getContext("2d")
   return (text, font) => {

@@ -3,20 +3,21 @@
 // <section role=region aria-label=...> holds it all, so screen readers and role queries find the lab.
 let counter = 0
 
-function panel(group, children) {
+function panel(group, children, level) {
   // A group the student rarely needs is a <details> (a named disclosure, keyboard operable); the
   // others are a named group with a heading.
   const id = `panel-${Date.now().toString(36)}-${counter++}`
   const box = document.createElement(group.collapsible ? "details" : "div")
   box.className = "panel"
-  const heading = document.createElement("h3")
+  const heading = document.createElement(level)  // under the lab's h2 in a lesson, under the page's h1 alone
   heading.id = id
   heading.textContent = group.title
   if (group.collapsible) {
     const summary = document.createElement("summary")
     summary.append(heading)
     box.append(summary)
-    box.open = Boolean(group.open)
+    // "wide": open where there is room for it (a laptop), folded on a phone.
+    box.open = group.open === "wide" ? window.matchMedia("(min-width: 900px)").matches : Boolean(group.open)
   } else {
     box.setAttribute("role", "group")
     box.setAttribute("aria-labelledby", id)
@@ -51,7 +52,7 @@ export function render({ model }) {
     const children = controls.slice(next, next + group.count)
     children.forEach((child, i) => byKey.set(model.keys[next + i], child))
     next += group.count
-    panels.append(panel(group, children))
+    panels.append(panel(group, children, model.heading ? "h3" : "h2"))
   }
   const more = document.createElement("div")
   more.className = "more"
