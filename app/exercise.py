@@ -75,6 +75,36 @@ def _same(now: object, wanted: object) -> bool:
     return math.isclose(now, wanted, abs_tol=1e-9)
 
 
+def counted(exercise: Exercise) -> str | None:
+    """The singular of what ``exercise`` counts (``"bucket"``), or None for a measured quantity."""
+    return lab_kinds()[exercise.lab].counts.get(exercise.quantity)
+
+
+def amount_html(exercise: Exercise, value: float, exact: bool = False) -> str:
+    """A value of the exercise's quantity with its unit, as escaped HTML: ``4.40 ms``, ``1 bucket``.
+
+    Parameters
+    ----------
+    exercise : Exercise
+        The exercise whose quantity and unit these are.
+    value : float
+        The value.
+    exact : bool
+        Write a measured value as typed (a prediction) rather than to two decimals (the lab's).
+
+    Returns
+    -------
+    str
+        A count as a whole number with its noun in the singular or plural; anything else with its unit.
+    """
+    singular = counted(exercise)
+    if singular is not None:
+        whole = round(value)
+        return f"{whole} {html.escape(singular if whole == 1 else exercise.unit)}"
+    number = format_number(value, exact=True) if exact else fixed(value)
+    return f"{number} {html.escape(exercise.unit)}"
+
+
 def model_reading(model: TimedModel, exercise: Exercise) -> float:
     """Read the exercise's quantity from the model: the value the feedback compares against.
 
@@ -112,6 +142,9 @@ class ExerciseRunner(Viewer):
     classroom = param.Parameter(default=None, doc="The session's ClassShare when the class is on, else None.")
     class_note = param.String(default="", doc="Whether the locked prediction was shared with the instructor.")
     class_result = param.String(default="", doc="The class result after the instructor's reveal ('class: …').")
+    new_round = param.Boolean(
+        default=False, doc="The instructor opened a new round since this prediction was shared: it may be made again."
+    )
 
     def __init__(self, lab: Viewer | None = None, lab_provider: Callable[[], Viewer] | None = None, **params):
         super().__init__(**params)
@@ -169,7 +202,7 @@ class ExerciseRunner(Viewer):
         # student types into the unlocked field before the second message lands.
         self.card.prediction = ""
         self._spotlit = self._played = None
-        self.param.update(current=0, prediction=None, shown=None, notice="")
+        self.param.update(current=0, prediction=None, shown=None, notice="", new_round=False)
         if self.session.active == self.exercise.id:
             self._apply_gate()
         self.session.param.update(active_lab=self.exercise.lab, active=self.exercise.id)
@@ -317,29 +350,11 @@ class ExerciseRunner(Viewer):
     @property
     def counted(self) -> str | None:
         """The singular of what the exercise counts (``"bucket"``), or None for a measured quantity."""
-        return lab_kinds()[self.exercise.lab].counts.get(self.exercise.quantity)
+        return counted(self.exercise)
 
     def amount(self, value: float, exact: bool = False) -> str:
-        """A value of the exercise's quantity with its unit, as escaped HTML: ``4.40 ms``, ``1 bucket``.
-
-        Parameters
-        ----------
-        value : float
-            The value.
-        exact : bool
-            Write a measured value as typed (a prediction) rather than to two decimals (the lab's).
-
-        Returns
-        -------
-        str
-            A count as a whole number with its noun in the singular or plural; anything else with its unit.
-        """
-        singular = self.counted
-        if singular is not None:
-            whole = round(value)
-            return f"{whole} {html.escape(singular if whole == 1 else self.exercise.unit)}"
-        number = format_number(value, exact=True) if exact else fixed(value)
-        return f"{number} {html.escape(self.exercise.unit)}"
+        """A value of the exercise's quantity with its unit (:func:`amount_html`)."""
+        return amount_html(self.exercise, value, exact)
 
     @property
     def correct(self) -> bool:
@@ -350,7 +365,15 @@ class ExerciseRunner(Viewer):
 
     # -- view ------------------------------------------------------------------------------------
     @param.depends(
-        "current", "prediction", "shown", "notice", "class_note", "class_result", "progress.completed", watch=True
+        "current",
+        "prediction",
+        "shown",
+        "notice",
+        "class_note",
+        "class_result",
+        "new_round",
+        "progress.completed",
+        watch=True,
     )
     def _draw(self) -> None:
         """Send the card what it shows now, in one message."""
@@ -364,10 +387,13 @@ class ExerciseRunner(Viewer):
         )
 
     def start_label(self) -> str:
-        """The card's button: "Start this exercise" before it starts, "Try again" once judged, none between."""
+        """The card's button: "Start this exercise", then none until a verdict, then "Try again".
+
+        A class's new round for a shared prediction offers "Try again" before the verdict too.
+        """
         if not self.active:
             return "Start this exercise"
-        return "Try again" if self.finished else ""
+        return "Try again" if self.finished or self.new_round else ""
 
     def class_html(self) -> str:
         """The class line: that predictions are shared, whether this one was, and the class after a reveal."""

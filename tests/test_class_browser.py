@@ -7,6 +7,7 @@ reveal nothing about the class reaches a student's page: not on the page and not
 
 from __future__ import annotations
 
+import re
 import sys
 from collections.abc import Iterator
 
@@ -15,7 +16,10 @@ from playwright.sync_api import Browser, Page, expect
 
 from app.content import load_lessons
 from devtools.ports import free_port
+from labs.queue.model import QueueModel
+from labs.timed import format_number
 from tests.conftest import LiveServer, serve
+from tests.student import step_until, type_value
 
 pytestmark = pytest.mark.browser
 
@@ -57,6 +61,17 @@ class Visitor:
     def lock(self, region, value: str) -> None:
         region.get_by_role("textbox", name="Your prediction").fill(value)
         region.get_by_role("button", name="Lock prediction").click()
+
+    def finish(self, region) -> None:
+        """Do the exercise's steps in its lab after the prediction is locked, until the verdict shows."""
+        lab = self.page.get_by_role("region", name="Queue lab")
+        lab.get_by_role("button", name="Reset").click()
+        for step in EXERCISE.steps:
+            if step.kind == "set":
+                type_value(lab, QueueModel.param[step.control].label, format_number(step.value))
+        expect(lab.get_by_role("button", name="Step")).to_be_enabled()
+        step_until(lab, max(step.value or 0 for step in EXERCISE.steps if step.kind == "run"))
+        expect(region.get_by_role("status").first).to_contain_text(re.compile("^(Correct|Not quite)"))
 
 
 def try_again(region) -> None:
@@ -111,6 +126,7 @@ def test_the_class_predicts_the_instructor_reveals_and_opens_a_new_round(browser
     try_again(a)
     first.lock(a, "1")
     expect(a).to_contain_text("(round 2)")
+    first.finish(a)  # Try again comes back once the lab has judged the prediction
     try_again(a)
     first.lock(a, "3")
     expect(a).to_contain_text("You already shared a prediction in round 2 (1 work units per second); it stays")

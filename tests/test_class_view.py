@@ -70,9 +70,13 @@ def test_a_locked_prediction_is_shared_once_and_the_class_shown_only_after_the_r
     store.reveal(KEY)
     mine.classroom.poll()
     assert "class: 2 locked · 1 within ±" in mine.card.class_html and "yours 1 " in mine.card.class_html
+    assert mine.card.start_label == ""  # locked, not yet run: no Try again
     store.new_round(KEY)
     mine.classroom.poll()
     assert "Round 2 is open" in mine.card.class_html
+    assert mine.card.start_label == "Try again"  # a new round: the student may predict again before running
+    mine.card.receive({"action": "start"})
+    assert not mine.card.locked and mine.card.start_label == ""
 
 
 def test_the_same_student_locking_again_in_a_round_replaces_nothing(store):

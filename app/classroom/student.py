@@ -127,6 +127,7 @@ class SharingRunner(Protocol):
     key: str
     class_note: str
     class_result: str
+    new_round: bool
 
 
 @dataclass
@@ -299,6 +300,7 @@ class ClassShare(param.Parameterized):
                 runner.class_note = (
                     f"Round {current.number} is open: press Try again to predict again after discussing."
                 )
+                runner.new_round = True
                 del self._shared[key]
 
     notice_text = SHARED_NOTICE
