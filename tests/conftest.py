@@ -172,8 +172,11 @@ def phone(browser, live_server: LiveServer, request: pytest.FixtureRequest):
 
 
 def watched_page(browser, live_server: LiveServer, request: pytest.FixtureRequest, **context_options):
-    """A page in a new context with ``context_options``; the test fails on any page error, console
-    error or server traceback, and a failed test leaves a screenshot in ``test-artifacts/``."""
+    """A page in a new context with ``context_options``, watched for errors.
+
+    The test fails on any page error, console error or server traceback, and a failed test leaves
+    a screenshot in ``test-artifacts/``.
+    """
     context = browser.new_context(**context_options)
     new_page = context.new_page()
     problems: list[str] = []

@@ -215,6 +215,7 @@ def test_every_plot_is_a_named_image_that_follows_step_not_play(page, path):
     stepped = names()
     status = page.get_by_role("status").first
     still = shown_text(status)
+    page.get_by_role("combobox", name="Speed").select_option("0.5×")  # time to see three frames before the end
     page.get_by_role("button", name="Play").click()
     for _ in range(3):  # three frames drawn, each a new readout: by then a per-frame description would show
         wait_until(lambda shown=still: shown_text(status) != shown)
@@ -251,13 +252,17 @@ def test_exercise_buttons_show_a_focus_ring_of_three_to_one(page):
     for button in (start,):
         width, colour = focus_ring(button)
         assert width >= 2 and contrast(colour, (255, 255, 255)) >= 3, (width, colour)
-    page.keyboard.press("Enter")
-    region.get_by_role("textbox", name=re.compile("Your prediction")).fill("1")
-    region.get_by_role("button", name="Lock prediction").click()
-    again = region.get_by_role("button", name="Try again")
-    expect(again).to_be_visible()
-    wait_until(lambda: is_focused(again))  # Lock moves focus on, not to <body>
-    page.keyboard.press("Shift+Tab")
-    page.keyboard.press("Tab")  # a keyboard focus, so :focus-visible applies
-    width, colour = focus_ring(again)
+    page.keyboard.press("Enter")  # Start: the prediction field and Lock appear
+    field = region.get_by_role("textbox", name=re.compile("Your prediction"))
+    expect(field).to_be_visible()
+    wait_until(lambda: focus_is_on_a_control(page))  # Start is gone, its focus kept in the card
+    field.fill("1")
+    lock = region.get_by_role("button", name="Lock prediction")
+    field.press("Tab")  # a keyboard focus, so :focus-visible applies
+    wait_until(lambda: is_focused(lock))
+    width, colour = focus_ring(lock)
     assert width >= 2 and contrast(colour, (255, 255, 255)) >= 3, (width, colour)
+    page.keyboard.press("Enter")
+    expect(field).to_be_disabled()
+    wait_until(lambda: page.evaluate(FOCUS_TAG) == "SECTION")  # Lock moves focus to its card, not to <body>
+    assert region.evaluate("el => el.getAttribute('tabindex')") == "-1"

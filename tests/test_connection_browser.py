@@ -129,6 +129,7 @@ def test_a_lesson_survives_a_server_restart(phone_page: Page, restartable: Resta
     # Progress (a finished exercise), a prediction locked in another, one value applied, one typed only.
     finish_growth_exercise(page)
     drafted = page.get_by_role("region", name=DRAFTED)
+    drafted.get_by_role("button", name="Start this exercise").click()
     drafted.get_by_role("textbox", name="Your prediction").fill("1.5")
     drafted.get_by_role("button", name="Lock prediction").click()
     expect(drafted.get_by_role("textbox", name="Your prediction")).to_be_disabled()
@@ -173,13 +174,15 @@ def test_a_lesson_survives_a_server_restart(phone_page: Page, restartable: Resta
 
     lab = page.get_by_role("region", name="Queue lab")
     expect(lab.get_by_role("status").first).to_contain_text("=")
-    expect(page.get_by_role("region", name=FINISHED)).to_contain_text("You finished this exercise before")
+    expect(page.get_by_role("region", name=FINISHED)).to_contain_text("You got this right before")
     expect(lab.get_by_role("textbox", name=re.compile("^Arrival rate"))).to_have_value("2.5")
     expect(lab.get_by_role("textbox", name=re.compile("^Service rate"))).to_have_value("3.5")
     expect(page.get_by_role("region", name="Queue lab").get_by_label("M/M/1 reference")).to_contain_text(
         "ρ = λ/μ = 0.71"  # 2.5 / 3.5: the server took both values
     )
-    prediction = page.get_by_role("region", name=DRAFTED).get_by_role("textbox", name="Your prediction")
+    drafted = page.get_by_role("region", name=DRAFTED)
+    drafted.get_by_role("button", name="Start this exercise").click()  # its field shows once it is started
+    prediction = drafted.get_by_role("textbox", name="Your prediction")
     expect(prediction).to_have_value("1.5")
     expect(prediction).to_be_enabled()  # back as a draft: locking again is the student's act
     expect(lab.get_by_role("button", name="Reset")).to_be_enabled()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
@@ -9,7 +10,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from app.catalog import lab_kinds
 from app.content import Exercise, Lesson, load_lessons
-from app.exercise import shown_setting
+from app.exercise import amount_html, shown_setting
 from labs.timed import format_number
 from tests.conftest import ARTIFACTS
 from tests.student import plots_laid_out, shown_text, step_until, type_value
@@ -136,7 +137,7 @@ def test_wrong_prediction_is_not_quite(page, lesson, exercise):
     feedback = region.get_by_role("status")
     expect(feedback).to_contain_text("Not quite")
     assert feedback.inner_text().startswith("Not quite")
-    expect(feedback).to_contain_text(f"the lab shows {exercise.answer:.2f}")
+    expect(feedback).to_contain_text(f"the lab shows {html.unescape(amount_html(exercise, exercise.answer))}.")
     if slip:
         expect(region).to_contain_text("Where that number comes from: " + " ".join(slip.reasoning.split()[:6]))
 
