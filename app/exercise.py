@@ -233,11 +233,9 @@ class ExerciseRunner(Viewer):
             elif not runs_left:
                 reason = "Play and Step wait while you do the exercise's next step."
         self.lab.gate(reason)
-        if self.active or not self.session.active:
+        if self.active or not self.session.active:  # (another active exercise drives the lab itself)
             self.lab.listen_for_play(running and not reason and self.model.judged_on_play and self._step_is("run"))
-        if self.active or not self.session.active:
-            hide = self.active and not self.finished
-            self.lab.param.update(conceal=hide, hidden_quantity=self.exercise.quantity if hide else "")
+            self.lab.param.update(conceal=running, hidden_quantity=self.exercise.quantity if running else "")
 
     # -- events from the lab -----------------------------------------------------------------
     def _lab_reset(self) -> None:

@@ -93,7 +93,7 @@ class Transport(param.Parameterized):
             sizing_mode="stretch_width",
             margin=(0, 10, 0, 10),
         )
-        look = {"stylesheets": [CONTROL_CSS], "css_classes": ["time-bar"]}
+        look = {"stylesheets": [CONTROL_CSS]}
         self.play_button = Button(label="Play", button_type="primary", width=92, **look)
         self.step_button = Button(label="Step", button_type="light", width=80, **look)
         self.end_button = Button(label="To the end", button_type="light", width=112, **look)
