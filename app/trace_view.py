@@ -278,7 +278,7 @@ class TraceView(Viewer):
 
         with pn.io.hold():  # one message with the lab as filled, not each setting on its way there
             if self.lab is None:
-                self.lab = TimelineLab()
+                self.lab = TimelineLab(placement="section")
                 self.lab.model.param.watch(self._compare, list(self.lab.model.controls))
                 self.lab_slot.objects = [self.lab]
             self._fill_lab()

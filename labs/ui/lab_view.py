@@ -53,11 +53,12 @@ class LabView(Viewer):
     )
     placement = param.Selector(
         default="lesson",
-        objects=["lesson", "page"],
+        objects=["lesson", "page", "section"],
         constant=True,
         doc=(
             "Beside a lesson: a heading with the lab's name, the picture pinned on a wide screen. "
-            "On its own page: no heading (the page's own h1 names the lab)."
+            "On its own page: no heading (the page's own h1 names the lab). A section of another "
+            "page (the trace page's): a heading, nothing pinned."
         ),
     )
 
@@ -93,11 +94,10 @@ class LabView(Viewer):
             The picture's key, under the readout.
         """
         self._plot_texts = PlotTexts(plots)
-        lesson = self.placement == "lesson"
         self._layout = LabStage(
             label=self.title,
-            heading=self.title if lesson else "",
-            pinned=lesson,
+            heading="" if self.placement == "page" else self.title,
+            pinned=self.placement == "lesson",
             picture=self.transport.picture(*picture, after=tuple(key)),
             groups=tuple(groups),
             more=pn.pane.Bokeh(Column(children=[*more, self._plot_texts.tables], sizing_mode="stretch_width")),
