@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Callable
 
 import param
@@ -12,10 +11,13 @@ from panel.viewable import Viewer
 from app.catalog import lab_kinds
 from app.content import Exercise, Step
 from app.exercise_card import ExerciseCard
+from app.exercise_words import amount_html, counted, describe_step, model_reading, same, shown_setting
 from app.lesson_text import LessonText
 from app.progress import ProgressStore
-from labs.numbers import NotANumber, fixed, parse_number
+from labs.numbers import NotANumber, parse_number
 from labs.timed import TimedModel, format_number
+
+__all__ = ["ExerciseRunner", "ExerciseSession", "amount_html", "describe_step", "model_reading", "shown_setting"]
 
 
 class ExerciseSession(param.Parameterized):
@@ -23,104 +25,6 @@ class ExerciseSession(param.Parameterized):
 
     active = param.String(default="", doc="The id of the active exercise, or '' for none.")
     active_lab = param.String(default="", doc="The lab the active exercise uses (set before ``active``).")
-
-
-def describe_step(step: Step, model_class: type) -> str:
-    """Say what a step asks the student to do.
-
-    Parameters
-    ----------
-    step : Step
-        One step of an exercise.
-    model_class : type
-        The lab's model class, for control labels.
-
-    Returns
-    -------
-    str
-        For example ``"Set Arrival rate λ to 4"``.
-    """
-    if step.kind == "reset":
-        return "Press Reset in the lab"
-    if step.kind == "set":
-        label = model_class.param[step.control].label
-        if isinstance(step.value, bool):
-            return f"{'Check' if step.value else 'Uncheck'} {label}"
-        return f"Set {label} to {shown_setting(step.control, step.value, model_class)}"
-    if step.kind == "predict":
-        return "Type your prediction and press Lock prediction"
-    if getattr(model_class, "judged_on_play", False):
-        return "Press Play (the verdict shows at once)"
-    if step.value is None:
-        return "Press Play and let it run to the end"
-    return f"Press Play or Step until t = {format_number(step.value)} s"
-
-
-def shown_setting(control: str, value: object, model_class: type) -> str:
-    """A control's value as the lab shows it: ``4``, ``never``, ``bucket 3``, ``on``, a choice's text."""
-    if value is None:
-        return "never" if control not in getattr(model_class, "numbered_choices", {}) else "none"
-    if isinstance(value, bool):
-        return "on" if value else "off"
-    numbered = getattr(model_class, "numbered_choices", {})
-    if control in numbered:
-        return f"{numbered[control]} {value}"
-    return value if isinstance(value, str) else format_number(value)
-
-
-def _same(now: object, wanted: object) -> bool:
-    """Whether a control's value is the one a ``set`` step asks for (an unset optional control never is)."""
-    if now is None or isinstance(wanted, bool | str) or isinstance(now, bool | str):
-        return now is not None and now == wanted and type(now) is type(wanted)
-    return math.isclose(now, wanted, abs_tol=1e-9)
-
-
-def counted(exercise: Exercise) -> str | None:
-    """The singular of what ``exercise`` counts (``"bucket"``), or None for a measured quantity."""
-    return lab_kinds()[exercise.lab].counts.get(exercise.quantity)
-
-
-def amount_html(exercise: Exercise, value: float, exact: bool = False) -> str:
-    """A value of the exercise's quantity with its unit, as escaped HTML: ``4.40 ms``, ``1 bucket``.
-
-    Parameters
-    ----------
-    exercise : Exercise
-        The exercise whose quantity and unit these are.
-    value : float
-        The value.
-    exact : bool
-        Write a measured value as typed (a prediction) rather than to two decimals (the lab's).
-
-    Returns
-    -------
-    str
-        A count as a whole number with its noun in the singular or plural; anything else with its unit.
-    """
-    singular = counted(exercise)
-    if singular is not None:
-        whole = round(value)
-        return f"{whole} {html.escape(singular if whole == 1 else exercise.unit)}"
-    number = format_number(value, exact=True) if exact else fixed(value)
-    return f"{number} {html.escape(exercise.unit)}"
-
-
-def model_reading(model: TimedModel, exercise: Exercise) -> float:
-    """Read the exercise's quantity from the model: the value the feedback compares against.
-
-    Parameters
-    ----------
-    model : TimedModel
-        The lab's model.
-    exercise : Exercise
-        The exercise naming the quantity (and, optionally, the time to read it at).
-
-    Returns
-    -------
-    float
-        For example ``model.net_rate`` or ``model.backlog_at(4)``.
-    """
-    return model.reading(exercise.quantity, exercise.at)
 
 
 class ExerciseRunner(Viewer):
@@ -297,7 +201,7 @@ class ExerciseRunner(Viewer):
     # -- progress ----------------------------------------------------------------------------
     def _step_done(self, step: Step) -> bool:
         if step.kind == "set":
-            return _same(getattr(self.model, step.control), step.value)
+            return same(getattr(self.model, step.control), step.value)
         if step.kind == "predict":
             return self.locked
         if step.kind == "run":
@@ -329,7 +233,7 @@ class ExerciseRunner(Viewer):
                 wanted[step.control] = step.value
         for control, value in wanted.items():
             now = getattr(self.model, control)
-            if not _same(now, value):
+            if not same(now, value):
                 label = self.model.param[control].label
                 is_now, needed = (shown_setting(control, v, type(self.model)) for v in (now, value))
                 self.notice = (

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.fuzzing import ACTIONS_PER_LAB, LABS, SEED, Tally, fuzz_lab
-from tests.student import open_lab, reading, wait_until
+from tests.student import open_lab, reading, type_value, wait_until
 
 # ----- the test -------------------------------------------------------------------------------
 
@@ -53,9 +53,12 @@ def times_shown(page) -> list[float]:
 
 
 @pytest.mark.browser
-def test_reset_after_play_shows_t_zero(page):
+@pytest.mark.parametrize("changed", [False, True], ids=["defaults", "a changed control"])
+def test_reset_after_play_shows_t_zero(page, changed):
     """Found by bench/fuzz.py: Play from t = 0 changes the page only, and a Reset changes nothing on the
     server, so the page kept its last played frame until Transport.resend sent it everything again.
+    With a control changed first, Reset changes the readout (its net rate) but once left the page's
+    own t, where its next Play starts, at the played frame (tests/test_stale_readout.py).
 
     By state, not by clock: Play (at 4×) until the readout shows t past PLAYED, then Reset must show
     t = 0.00. Play again: the page records every readout it shows, and the first t above zero must be
@@ -64,12 +67,16 @@ def test_reset_after_play_shows_t_zero(page):
     """
     lab = open_lab(page, "/queue", "Queue lab")
     status = lab.get_by_role("status").first
+    if changed:
+        type_value(lab, "Service rate μ", "3")
+        expect(status).to_contain_text("net rate λ − μ = -2.00")
     speed = lab.get_by_role("combobox", name="Speed")
     speed.select_option("4×")
     lab.get_by_role("button", name="Play").click()
     wait_until(lambda: reading(lab, "t") > PLAYED)
     lab.get_by_role("button", name="Reset").click()
     expect(status).to_contain_text("t = 0.00 s")
+    expect(status).to_contain_text("net rate λ − μ = -1.00")
     expect(lab.get_by_role("button", name="Play")).to_be_visible()
     status.element_handle().evaluate(RECORD_READOUTS)
     speed.select_option("0.5×")
