@@ -32,6 +32,7 @@ from panel.custom import Child, JSComponent
 
 from app.exercise_card import CARD_CSS, CARD_FIELDS, ExerciseCard
 from labs.ui.palette import inline
+from labs.ui.stage import PINNED_FROM
 
 LESSON_TEXT_JS = (Path(__file__).parent / "assets" / "lesson_text.js").read_text(encoding="utf-8")
 
@@ -55,8 +56,8 @@ PROSE_CSS = inline("""
 """)
 """Panel's Markdown look (its ``markdown.css``), kept to the prose, with inline code at 10:1."""
 
-SIDE_BY_SIDE_FROM = 900
-"""The window width (px) from which the lab stands beside the text (``lesson_text.js`` WIDE)."""
+SIDE_BY_SIDE_FROM = PINNED_FROM
+"""The window width (px) from which the lab stands beside the text: where the lab pins its picture."""
 
 LAYOUT_CSS = f"""
 .lesson {{ display: block; }}
@@ -98,6 +99,9 @@ class LessonText(JSComponent):
     card_fields = param.List(default=list(CARD_FIELDS), constant=True, doc="What each entry of ``cards`` holds.")
     cards = param.List(default=[], doc="What each exercise card shows: its values in ``card_fields`` order.")
     lab = Child(default=None, allow_None=True, doc="The lesson's lab (what the active exercise uses), or None.")
+    side_by_side_from = param.Integer(
+        default=SIDE_BY_SIDE_FROM, constant=True, doc="The window width (px) from which the lab stands beside the text."
+    )
 
     _esm = LESSON_TEXT_JS
 

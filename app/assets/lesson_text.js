@@ -7,8 +7,6 @@
 // question and the picture are never a whole lesson apart.
 let counter = 0
 
-const WIDE = "(min-width: 900px)"  // app/lesson_text.py SIDE_BY_SIDE_FROM, labs/ui/stage.py PINNED_FROM
-
 function drawCard(send) {
   const id = `prediction-${Date.now().toString(36)}-${counter++}`
   const section = document.createElement("section")
@@ -133,8 +131,8 @@ function scrollWhenSettled(target) {
 // The lab's pane: beside the text on a wide screen (as high as the page's scrolling area, so the
 // picture pinned at its top and the active card are in one view), after the active card on a
 // narrow one.
-function placeLab(root, parts, footer, pane, cards) {
-  const wide = window.matchMedia(WIDE)
+function placeLab(root, parts, footer, pane, cards, from) {
+  const wide = window.matchMedia(`(min-width: ${from}px)`)
   const scroller = document.getElementById("main")
   const fit = () => {
     pane.style.maxHeight = wide.matches && scroller ? `${scroller.clientHeight}px` : ""
@@ -186,7 +184,7 @@ export function render({ model }) {
     root.classList.add("with-lab")
     const end = document.createElement("div")  // where the lab goes on a narrow screen with no exercise active
     parts.insertBefore(end, footer)
-    place = placeLab(root, parts, end, pane, cards)
+    place = placeLab(root, parts, end, pane, cards, model.side_by_side_from)
   }
   const update = () => {
     model.cards.forEach((values, i) => { if (cards[i]) cards[i].show(model.card_fields, values) })

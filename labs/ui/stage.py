@@ -101,6 +101,9 @@ class LabStage(JSComponent):
     keys = param.List(default=[], item_type=str, doc="Each control's key (its model control name), in order.")
     groups = param.List(default=[], doc="Each panel as {title, count, collapsible, open}, in order.")
     more = Child(doc="What follows the panels: notes, secondary plots, the plots' data tables.")
+    wide_from = param.Integer(
+        default=PINNED_FROM, constant=True, doc="The window width (px) from which a 'wide' panel starts open."
+    )
 
     _esm = STAGE_JS
 

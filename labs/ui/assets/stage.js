@@ -3,7 +3,7 @@
 // <section role=region aria-label=...> holds it all, so screen readers and role queries find the lab.
 let counter = 0
 
-function panel(group, children, level) {
+function panel(group, children, level, wideFrom) {
   // A group the student rarely needs is a <details> (a named disclosure, keyboard operable); the
   // others are a named group with a heading.
   const id = `panel-${Date.now().toString(36)}-${counter++}`
@@ -17,7 +17,7 @@ function panel(group, children, level) {
     summary.append(heading)
     box.append(summary)
     // "wide": open where there is room for it (a laptop), folded on a phone.
-    box.open = group.open === "wide" ? window.matchMedia("(min-width: 900px)").matches : Boolean(group.open)
+    box.open = group.open === "wide" ? window.matchMedia(`(min-width: ${wideFrom}px)`).matches : Boolean(group.open)
   } else {
     box.setAttribute("role", "group")
     box.setAttribute("aria-labelledby", id)
@@ -52,7 +52,7 @@ export function render({ model }) {
     const children = controls.slice(next, next + group.count)
     children.forEach((child, i) => byKey.set(model.keys[next + i], child))
     next += group.count
-    panels.append(panel(group, children, model.heading ? "h3" : "h2"))
+    panels.append(panel(group, children, model.heading ? "h3" : "h2", model.wide_from))
   }
   const more = document.createElement("div")
   more.className = "more"
