@@ -646,6 +646,8 @@ class Fuzzer:
                 wanted = format_number(step.value, exact=True)
                 self.wait_for(self.spec.name, lambda s, c=step.control, w=wanted: self.field_text(s, c) == w)
             elif step.kind == "predict":
+                if not self.snapshot(card)["buttons"].get("Lock prediction", False):
+                    continue  # locked already, by an earlier action: a verdict is what comes next
                 guess = spec.answer + rng.choice([0.0, 0.0, spec.tolerance / 2, spec.tolerance * 3, -1.5, 10.0])
                 text = format_number(guess)
                 comma = text.replace(".", ",")
