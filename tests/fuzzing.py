@@ -587,7 +587,7 @@ class Fuzzer:
         return name
 
     def act_on_exercise(self) -> str:
-        rng, card = self.rng, self.card
+        rng = self.rng
         shot = self.snapshot(f"Exercise: {self.exercise.title}")
         roll = rng.random()
         if roll < 0.35:
@@ -598,8 +598,15 @@ class Fuzzer:
         start = next((b for b in ("Try again", "Start this exercise") if shot["buttons"].get(b)), None)
         if start is None:
             return "exercise (off)"
-        card.get_by_role("button", name=start).click()
-        return start.lower()
+        return start.lower() if self.press_start(start) else f"{start.lower()} (missed)"
+
+    def press_start(self, name: str) -> bool:
+        """Press Start or Try again; False if it went away as it was pressed (pressed just before)."""
+        try:
+            self.card.get_by_role("button", name=name).click(timeout=3000)
+        except PlaywrightTimeout:  # a started exercise has no such button until its verdict
+            return False
+        return True
 
     def lock(self, text: str) -> None:
         box = self.card.get_by_role("textbox", name=re.compile("^Your prediction"))
@@ -625,8 +632,7 @@ class Fuzzer:
         spec, rng, card = self.exercise, self.rng, self.region_name
         shot = self.snapshot(card)
         start = next((b for b in ("Try again", "Start this exercise") if shot["buttons"].get(b)), None)
-        if start is not None:
-            self.card.get_by_role("button", name=start).click()
+        if start is not None and self.press_start(start):
             self.wait_for(card, lambda s: s["buttons"].get("Lock prediction", False))
         # At a student's pace: each step shows on the page before the next (a Reset that lands
         # after the next field was typed would undo it, as it would for a student).
