@@ -30,6 +30,8 @@ class LabKind:
         Unit of each quantity feedback can read, for the messages.
     counts : dict
         The quantities that count whole things, each with its singular (``{"bucket_count": "bucket"}``).
+    choices : dict
+        The quantities asked about as a choice, each with every text the model can read for it.
     """
 
     name: str
@@ -38,6 +40,7 @@ class LabKind:
     lesson_view: Callable[[], Viewer]
     units: dict[str, str]
     counts: dict[str, str]
+    choices: dict[str, tuple[str, ...]]
 
     @property
     def controls(self) -> tuple[str, ...]:
@@ -46,8 +49,8 @@ class LabKind:
 
     @property
     def quantities(self) -> tuple[str, ...]:
-        """The quantities an exercise may ask about."""
-        return tuple(self.units)
+        """The quantities an exercise may ask about: measured or counted ones, then choices."""
+        return (*self.units, *self.choices)
 
 
 @functools.cache
@@ -69,6 +72,7 @@ def lab_kinds() -> dict[str, LabKind]:
             lesson_view=lab.lesson_view,
             units=dict(lab.units),
             counts=dict(lab.counts),
+            choices=dict(lab.choices),
         )
         for lab in registrations()
     }

@@ -67,7 +67,7 @@ class Mistake:
     Attributes
     ----------
     answer : float
-        The number that reasoning gives.
+        The number that reasoning gives (in a choice exercise, the choice's index).
     reasoning : str
         What the student probably thought, said to them when their prediction matches it.
     """
@@ -78,7 +78,12 @@ class Mistake:
 
 @dataclass(frozen=True)
 class Exercise:
-    """A guided predict-then-play exercise, exactly as the lesson file declares it."""
+    """A guided predict-then-play exercise, exactly as the lesson file declares it.
+
+    A choice exercise (``choices`` not empty) keeps its answer and its mistakes as indices into
+    ``choices``, with a tolerance of 0: a prediction is a number either way, for the class database
+    and for the comparison with the model.
+    """
 
     id: str
     title: str
@@ -92,6 +97,16 @@ class Exercise:
     tolerance: float
     explanation: str
     mistakes: tuple[Mistake, ...] = ()
+    choices: tuple[str, ...] = ()
+
+    def choice_text(self, value: float) -> str:
+        """The text of the choice with index ``value`` (a choice exercise's prediction or reading)."""
+        index = int(value)
+        return self.choices[index] if 0 <= index < len(self.choices) else "none of these"
+
+    def as_entered(self, value: float) -> str:
+        """A prediction as the student enters it: the choice's text, or the number as typed."""
+        return self.choice_text(value) if self.choices else format_number(value, exact=True)
 
     def mistake_for(self, prediction: float) -> Mistake | None:
         """The common mistake a wrong prediction matches (within the tolerance), if any."""
@@ -155,7 +170,35 @@ def _checked(path: Path, exercise: str, steps: tuple[Step, ...], lab: LabKind) -
     return tuple(checked)
 
 
-def _mistakes(path: Path, exercise: str, raw: object, answer: float, tolerance: float) -> tuple[Mistake, ...]:
+def _choice(path: Path, exercise: str, name: str, raw: object, choices: tuple[str, ...]) -> float:
+    """The index of the choice ``raw`` names; refused unless it is one of ``choices``, as written."""
+    if not isinstance(raw, str) or raw not in choices:
+        raise SpecError(path, f"{raw!r} is not among the choices ({', '.join(choices)})", exercise, name)
+    return float(choices.index(raw))
+
+
+def _choices(path: Path, exercise: str, raw: object, quantity: str, lab: LabKind) -> tuple[str, ...]:
+    """A choice exercise's choices: two or more texts, each one the model can read for ``quantity``."""
+    readings = lab.choices[quantity]
+    if not isinstance(raw, list) or len(raw) < 2 or not all(isinstance(c, str) for c in raw):
+        raise SpecError(path, "must be a list of two or more texts", exercise, "prediction.choices")
+    if len(set(raw)) != len(raw):
+        raise SpecError(path, "lists a choice twice", exercise, "prediction.choices")
+    for choice in raw:
+        if choice not in readings:
+            raise SpecError(
+                path,
+                f"{choice!r} is not something the {lab.name} lab can show for {quantity!r}; "
+                f"it shows one of: {', '.join(readings)}",
+                exercise,
+                "prediction.choices",
+            )
+    return tuple(raw)
+
+
+def _mistakes(
+    path: Path, exercise: str, raw: object, answer: float, tolerance: float, choices: tuple[str, ...] = ()
+) -> tuple[Mistake, ...]:
     if raw is None:
         return ()
     if not isinstance(raw, list):
@@ -165,9 +208,16 @@ def _mistakes(path: Path, exercise: str, raw: object, answer: float, tolerance: 
         where = f"mistakes[{index}]"
         if not isinstance(item, dict) or set(item) != {"answer", "reasoning"}:
             raise SpecError(path, "needs exactly 'answer' and 'reasoning'", exercise, where)
-        wrong = _number(path, exercise, f"{where}.answer", item["answer"])
-        if abs(wrong - answer) <= tolerance:
-            raise SpecError(path, f"{format_number(wrong)} is within the tolerance of the answer", exercise, where)
+        if choices:
+            wrong = _choice(path, exercise, f"{where}.answer", item["answer"], choices)
+            if wrong == answer:
+                raise SpecError(path, f"{item['answer']!r} is the answer, not a mistake", exercise, where)
+        else:
+            wrong = _number(path, exercise, f"{where}.answer", item["answer"])
+            if abs(wrong - answer) <= tolerance:
+                raise SpecError(path, f"{format_number(wrong)} is within the tolerance of the answer", exercise, where)
+        if any(m.answer == wrong for m in found):
+            raise SpecError(path, "names the same wrong answer as an earlier mistake", exercise, where)
         found.append(Mistake(answer=wrong, reasoning=_text(path, exercise, f"{where}.reasoning", item["reasoning"])))
     return tuple(found)
 
@@ -243,11 +293,11 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
     exercise_id = data.get("id")
     if not isinstance(exercise_id, str) or not _ID.match(exercise_id):
         raise SpecError(path, f"needs lowercase-with-dashes text, not {exercise_id!r}", None, "id")
-    required = ("title", "steps", "prediction", "answer", "tolerance", "explanation")
+    required = ("title", "steps", "prediction", "answer", "explanation")
     for name in required:
         if name not in data:
             raise SpecError(path, "is missing", exercise_id, name)
-    known = {"id", "lab", "mistakes", *required}
+    known = {"id", "lab", "mistakes", "tolerance", *required}
     for name in data:
         if name not in known:
             raise SpecError(path, f"unknown field; known: {', '.join(sorted(known))}", exercise_id, name)
@@ -272,9 +322,15 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
     prediction = data["prediction"]
     if not isinstance(prediction, dict):
         raise SpecError(path, "must be a mapping with prompt, quantity and unit", exercise_id, "prediction")
-    for name in ("prompt", "quantity", "unit"):
+    is_choice = "choices" in prediction
+    for name in ("prompt", "quantity") if is_choice else ("prompt", "quantity", "unit"):
         if name not in prediction:
             raise SpecError(path, "is missing", exercise_id, f"prediction.{name}")
+    unknown = set(prediction) - {"prompt", "quantity", "unit", "at", "choices"}
+    if unknown:
+        raise SpecError(
+            path, "unknown field; known: at, choices, prompt, quantity, unit", exercise_id, f"prediction.{min(unknown)}"
+        )
     quantity = prediction["quantity"]
     if quantity not in lab.quantities:
         raise SpecError(
@@ -283,15 +339,28 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
             exercise_id,
             "prediction.quantity",
         )
+    if is_choice != (quantity in lab.choices):
+        needs = "is asked as a choice: give prediction.choices" if not is_choice else "is a number: drop choices"
+        raise SpecError(path, f"{quantity!r} {needs}", exercise_id, "prediction.choices")
     at = prediction.get("at")
     if at is not None:
         at = _number(path, exercise_id, "prediction.at", at)
-        if not lab.model.readable_at(quantity):
+        if is_choice or not lab.model.readable_at(quantity):
             raise SpecError(path, f"{quantity!r} cannot be read at a time", exercise_id, "prediction.at")
-    tolerance = _number(path, exercise_id, "tolerance", data["tolerance"])
-    if tolerance < 0:
-        raise SpecError(path, "must be 0 or more", exercise_id, "tolerance")
-    answer = _number(path, exercise_id, "answer", data["answer"])
+    if is_choice:
+        choices = _choices(path, exercise_id, prediction["choices"], quantity, lab)
+        if "unit" in prediction or data.get("tolerance", 0) != 0:
+            raise SpecError(path, "a choice has no unit and no tolerance", exercise_id, "prediction.unit")
+        answer, tolerance, unit = _choice(path, exercise_id, "answer", data["answer"], choices), 0.0, ""
+    else:
+        choices = ()
+        if "tolerance" not in data:
+            raise SpecError(path, "is missing", exercise_id, "tolerance")
+        tolerance = _number(path, exercise_id, "tolerance", data["tolerance"])
+        if tolerance < 0:
+            raise SpecError(path, "must be 0 or more", exercise_id, "tolerance")
+        answer = _number(path, exercise_id, "answer", data["answer"])
+        unit = _text(path, exercise_id, "prediction.unit", prediction["unit"])
     return Exercise(
         id=exercise_id,
         title=_text(path, exercise_id, "title", data["title"]),
@@ -299,12 +368,13 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
         steps=steps,
         prompt=_text(path, exercise_id, "prediction.prompt", prediction["prompt"]),
         quantity=quantity,
-        unit=_text(path, exercise_id, "prediction.unit", prediction["unit"]),
+        unit=unit,
         at=at,
         answer=answer,
         tolerance=tolerance,
         explanation=_text(path, exercise_id, "explanation", data["explanation"]),
-        mistakes=_mistakes(path, exercise_id, data.get("mistakes"), answer, tolerance),
+        mistakes=_mistakes(path, exercise_id, data.get("mistakes"), answer, tolerance, choices),
+        choices=choices,
     )
 
 

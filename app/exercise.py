@@ -15,7 +15,7 @@ from app.exercise_words import amount_html, counted, describe_step, model_readin
 from app.lesson_text import LessonText
 from app.progress import ProgressStore
 from labs.numbers import NotANumber, parse_number
-from labs.timed import TimedModel, format_number
+from labs.timed import TimedModel
 
 __all__ = ["ExerciseRunner", "ExerciseSession", "amount_html", "describe_step", "model_reading", "shown_setting"]
 
@@ -63,7 +63,8 @@ class ExerciseRunner(Viewer):
         self.card = ExerciseCard(
             on_action=self._card_action,
             label=f"Exercise: {spec.title}",
-            prediction_label=f"Your prediction ({spec.unit})",
+            prediction_label=f"Your prediction ({spec.unit})" if spec.unit else "Your prediction",
+            choices=list(spec.choices),
         )
         if lab is not None:
             self._attach(lab)
@@ -179,8 +180,16 @@ class ExerciseRunner(Viewer):
             What the prediction field held, read by :func:`labs.numbers.parse_number` like every
             number field (a decimal point or comma, no thousands separators); anything that is not
             one finite number is refused with the reason. A locked prediction is shown back the way
-            the lab fields show numbers (``1,5`` becomes ``1.5``).
+            the lab fields show numbers (``1,5`` becomes ``1.5``). In a choice exercise, the text of
+            the chosen option, which must be one of the exercise's choices.
         """
+        choices = self.exercise.choices
+        if choices:
+            if text not in choices:
+                self.notice = "Your prediction: choose one of the answers, then press Lock prediction."
+                return
+            self._locked_as(float(choices.index(text)))
+            return
         try:
             value = parse_number(text if isinstance(text, str) else "")
         except NotANumber as refusal:
@@ -189,9 +198,13 @@ class ExerciseRunner(Viewer):
         if self.counted is not None and not float(value).is_integer():
             self.notice = f"Your prediction: a number of {self.exercise.unit} is a whole number, like 2."
             return
+        self._locked_as(value)
+
+    def _locked_as(self, value: float) -> None:
+        """Lock ``value`` (a choice's index in a choice exercise); the card shows it as entered."""
         if not self.active:
             self.start()
-        self.card.prediction = format_number(value, exact=True)
+        self.card.prediction = self.exercise.as_entered(value)
         self.param.update(prediction=value, notice="")
         if self.classroom is not None:
             self.classroom.share(self, value)
@@ -311,7 +324,7 @@ class ExerciseRunner(Viewer):
         spec = self.exercise
         items = []
         for index, step in enumerate(spec.steps):
-            text = html.escape(describe_step(step, self.model_class))
+            text = html.escape(describe_step(step, self.model_class, choice=bool(spec.choices)))
             if self.active and index < self.current:
                 items.append(f'<li class="done">✓ {text}<span class="sr-only"> (done)</span></li>')
             elif self.active and index == self.current:
@@ -343,13 +356,12 @@ class ExerciseRunner(Viewer):
         slip = None if self.correct else spec.mistake_for(self.prediction)
         if slip is not None:  # name the reasoning that gives this very number
             explanation = (
-                f"<p><strong>Where that number comes from:</strong> {html.escape(slip.reasoning)}</p>{explanation}"
+                f"<p><strong>Where that {'choice' if spec.choices else 'number'} comes from:</strong> "
+                f"{html.escape(slip.reasoning)}</p>{explanation}"
             )
+        predicted, shown = self.amount(self.prediction, exact=True), self.amount(self.shown)
         return {
-            "feedback_html": (
-                f"{verdict}: you predicted {self.amount(self.prediction, exact=True)}, "
-                f"and the lab shows {self.amount(self.shown)}."
-            ),
+            "feedback_html": f"{verdict}: you predicted {predicted}, and the lab shows {shown}.",
             "verdict": "correct" if self.correct else "wrong",
             "explanation_html": explanation,
         }

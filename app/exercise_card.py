@@ -29,11 +29,15 @@ ol.steps li.current { font-weight: 700; }
 .gate { color: var(--ol-gate-brown); font-weight: 600; }
 .field-error { color: var(--ol-error-red); font-weight: 600; margin: 0; }
 form.predict, .begin { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; margin: 8px 0; }
-form.predict[hidden], .begin[hidden] { display: none; }
+form.predict[hidden], .begin[hidden], form.predict [hidden] { display: none; }
 form.predict label { display: flex; flex-direction: column; gap: 2px; font-size: 0.9rem; }
-form.predict input { font: inherit; padding: 8px; min-height: 44px; width: 15rem; max-width: 100%;
+form.predict fieldset { border: 1px solid var(--ol-input-edge); border-radius: 4px; margin: 0; padding: 4px 10px 6px; }
+form.predict legend { font-size: 0.9rem; padding: 0 4px; }
+form.predict label.choice { flex-direction: row; align-items: center; gap: 10px; min-height: 44px; font-size: 1rem; }
+form.predict label.choice input { width: 22px; height: 22px; min-height: 0; margin: 0; }
+form.predict input[type="text"] { font: inherit; padding: 8px; min-height: 44px; width: 15rem; max-width: 100%;
   border: 1px solid var(--ol-input-edge); border-radius: 4px; }
-form.predict input:disabled { background: var(--ol-disabled-background); color: var(--ol-dark-grey); }
+form.predict input[type="text"]:disabled { background: var(--ol-disabled-background); color: var(--ol-dark-grey); }
 section.exercise button { font: inherit; padding: 8px 16px; min-height: 44px; min-width: 44px; border-radius: 4px;
   cursor: pointer; border: 1px solid var(--ol-card-button-edge);
   background: var(--ol-white); color: var(--ol-card-button-edge); }
@@ -65,7 +69,12 @@ class ExerciseCard(param.Parameterized):
     )
     steps_html = param.String(default="", doc="Heading, prompt, steps and notices, as escaped HTML.")
     prediction_label = param.String(default="Your prediction", doc="The prediction field's label, with its unit.")
-    prediction = param.String(default="", doc="What the prediction field shows (the locked value once locked).")
+    choices = param.List(
+        default=[], item_type=str, doc="A choice exercise's options (radio buttons); empty for a typed number."
+    )
+    prediction = param.String(
+        default="", doc="What the prediction field shows (the locked value once locked; the chosen option's text)."
+    )
     locked = param.Boolean(default=False, doc="Whether a prediction is locked (field and Lock button disabled).")
     start_label = param.String(
         default="Start this exercise",

@@ -15,7 +15,7 @@ from labs.numbers import fixed
 from labs.timed import TimedModel, format_number
 
 
-def describe_step(step: Step, model_class: type) -> str:
+def describe_step(step: Step, model_class: type, choice: bool = False) -> str:
     """Say what a step asks the student to do.
 
     Parameters
@@ -24,6 +24,8 @@ def describe_step(step: Step, model_class: type) -> str:
         One step of an exercise.
     model_class : type
         The lab's model class, for control labels.
+    choice : bool
+        Whether the exercise's prediction is a choice (chosen, not typed).
 
     Returns
     -------
@@ -38,7 +40,7 @@ def describe_step(step: Step, model_class: type) -> str:
             return f"{'Check' if step.value else 'Uncheck'} {label}"
         return f"Set {label} to {shown_setting(step.control, step.value, model_class)}"
     if step.kind == "predict":
-        return "Type your prediction and press Lock prediction"
+        return f"{'Choose' if choice else 'Type'} your prediction and press Lock prediction"
     if getattr(model_class, "judged_on_play", False):
         return "Press Play (the verdict shows at once)"
     if step.value is None:
@@ -85,8 +87,11 @@ def amount_html(exercise: Exercise, value: float, exact: bool = False) -> str:
     Returns
     -------
     str
-        A count as a whole number with its noun in the singular or plural; anything else with its unit.
+        A choice's text in quotation marks; a count as a whole number with its noun in the singular or plural; anything
+        else with its unit.
     """
+    if exercise.choices:
+        return f"“{html.escape(exercise.choice_text(value))}”"
     singular = counted(exercise)
     if singular is not None:
         whole = round(value)
@@ -108,6 +113,10 @@ def model_reading(model: TimedModel, exercise: Exercise) -> float:
     Returns
     -------
     float
-        For example ``model.net_rate`` or ``model.backlog_at(4)``.
+        For example ``model.net_rate`` or ``model.backlog_at(4)``; for a choice exercise, the index of
+        the choice the model shows (``len(choices)`` if it shows none of them).
     """
+    if exercise.choices:
+        shown = model.choice(exercise.quantity)
+        return float(exercise.choices.index(shown) if shown in exercise.choices else len(exercise.choices))
     return model.reading(exercise.quantity, exercise.at)

@@ -3,10 +3,11 @@
 One :class:`InstructorView` per session. Nothing about the class is built or sent until the token
 typed into "Instructor token" matches ``INSTRUCTOR_TOKEN`` (compared in constant time; a few tries
 a second at most). Then the region "Class results" shows, for the chosen exercise, how many have
-locked a prediction and the histogram of predictions, refreshed every second from the database
-(so every app process's students count); "Reveal" shows the answer (and lets students see the class
-result), "New round" opens the vote after discussion, with the rounds side by side, and "Export CSV"
-downloads every vote with anonymous ids.
+locked a prediction and the histogram of predictions (a bar per choice for a choice exercise),
+refreshed every second from the database (so every app process's students count); "Reveal" shows
+the answer (and lets students see the class result), "New round" opens the vote after discussion,
+with the rounds side by side, and "Export CSV" downloads every vote with anonymous ids (a choice
+exercise's votes as the choice's position, 0 for the first).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, Range1d, Span
+from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker, Range1d, Span
 from bokeh.plotting import figure
 from panel.viewable import Viewer
 
@@ -61,6 +62,11 @@ def class_exercises() -> list[ClassExercise]:
     ]
 
 
+def choice_edges(exercise: Exercise) -> np.ndarray:
+    """A choice exercise's bins: one per choice, centred on its index (the value its votes hold)."""
+    return np.arange(len(exercise.choices) + 1) - 0.5
+
+
 def bin_edges(values: np.ndarray, extra: float | None = None) -> np.ndarray:
     """Histogram bins for predictions: numpy's 'auto' rule, at most MAX_BINS, one bin around a single value.
 
@@ -85,9 +91,14 @@ def bin_edges(values: np.ndarray, extra: float | None = None) -> np.ndarray:
 def summary_text(chosen: ClassExercise, shown: list[RoundVotes]) -> str:
     """The status line: ``locked = N · round R · answer hidden`` (or the answer, once revealed)."""
     current = shown[-1]
-    unit = chosen.exercise.unit
+    exercise = chosen.exercise
+    answer_text = (
+        f"“{exercise.choice_text(exercise.answer)}”"
+        if exercise.choices
+        else f"{format_number(exercise.answer)} {exercise.unit}"
+    )
     answer = (
-        f"answer {format_number(chosen.exercise.answer)} {unit} (revealed)"
+        f"answer {answer_text} (revealed)"
         if current.round.revealed
         else "answer hidden"
     )
@@ -95,17 +106,25 @@ def summary_text(chosen: ClassExercise, shown: list[RoundVotes]) -> str:
     return f"locked = {len(current.predictions)} · round {current.round.number} · {answer}{before}"
 
 
-def counts_table(edges: np.ndarray, shown: list[RoundVotes], unit: str) -> str:
-    """The histogram as a table (what the chart shows, for a screen reader and for exact counts)."""
+def counts_table(edges: np.ndarray, shown: list[RoundVotes], unit: str, choices: tuple[str, ...] = ()) -> str:
+    """The histogram as a table (what the chart shows, for a screen reader and for exact counts).
+
+    With ``choices`` (and :func:`choice_edges`), a row per choice named by its text.
+    """
     heads = "".join(f'<th scope="col">round {r.round.number}</th>' for r in shown)
     rows = []
     counts = [np.histogram(np.asarray(r.predictions, dtype=float), bins=edges)[0] for r in shown]
     for k in range(len(edges) - 1):
         cells = "".join(f"<td>{int(c[k])}</td>" for c in counts)
-        low, high = format_number(float(edges[k])), format_number(float(edges[k + 1]))
-        rows.append(f'<tr><th scope="row">{low} to {high} {html.escape(unit)}</th>{cells}</tr>')
+        if choices:
+            name = html.escape(choices[k])
+        else:
+            low, high = format_number(float(edges[k])), format_number(float(edges[k + 1]))
+            name = f"{low} to {high} {html.escape(unit)}"
+        rows.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
+    caption = "Predictions per choice" if choices else "Predictions per range"
     return (
-        '<table class="class-counts"><caption>Predictions per range</caption>'
+        f'<table class="class-counts"><caption>{caption}</caption>'
         f'<thead><tr><th scope="col">prediction</th>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
     )
 
@@ -202,6 +221,7 @@ class InstructorView(Viewer):
             title="Predictions: each round's count per range (the table below has the numbers)",
         )
         fig.vbar(x="x", top="top", width="width", fill_color="color", line_color=WHITE, source=self.source)
+        self.range_ticker, self.choice_ticker = BasicTicker(), FixedTicker(ticks=[])
         self.answer_line = Span(location=0, dimension="height", line_color=ERROR_RED, line_width=3, visible=False)
         fig.add_layout(self.answer_line)
         self.figure = fig
@@ -250,12 +270,15 @@ class InstructorView(Viewer):
         self.status.show(html.escape(summary_text(chosen, shown)))
         revealed = shown[-1].round.revealed
         values = np.array([v for r in shown for v in r.predictions], dtype=float)
-        if len(values) == 0:
+        choices = chosen.exercise.choices
+        self._label_axis(choices)
+        if len(values) == 0 and not choices:
             self.source.data = {"x": [], "top": [], "width": [], "color": [], "round": []}
             self.table.object = "<p>No predictions locked yet.</p>"
             self.answer_line.visible = False
             return
-        edges = bin_edges(values, chosen.exercise.answer if revealed else None)
+        answer = chosen.exercise.answer
+        edges = choice_edges(chosen.exercise) if choices else bin_edges(values, answer if revealed else None)
         width = np.diff(edges)
         data = {"x": [], "top": [], "width": [], "color": [], "round": []}
         slot = 1.0 / len(shown)
@@ -270,7 +293,16 @@ class InstructorView(Viewer):
         self.figure.x_range.update(start=float(edges[0]), end=float(edges[-1]))
         self.figure.y_range.update(start=0, end=max(data["top"]) * 1.15 + 0.5)
         self.answer_line.update(location=chosen.exercise.answer, visible=revealed)
-        self.table.object = counts_table(edges, shown, chosen.exercise.unit)
+        self.table.object = counts_table(edges, shown, chosen.exercise.unit, choices)
+
+    def _label_axis(self, choices: tuple[str, ...]) -> None:
+        """Name each bar by its choice for a choice exercise; numbers along the axis otherwise."""
+        axis = self.figure.xaxis[0]
+        if choices:
+            self.choice_ticker.ticks = list(range(len(choices)))
+            axis.update(ticker=self.choice_ticker, major_label_overrides={k: c for k, c in enumerate(choices)})
+        else:
+            axis.update(ticker=self.range_ticker, major_label_overrides={})
 
     def _csv(self) -> io.StringIO:
         if not self.signed_in:  # never reachable without the token: the widget is not built before

@@ -49,6 +49,9 @@ class LabRegistration:
     counts : mapping
         The quantities among ``units`` that count whole things, each with its singular
         (``{"bucket_count": "bucket"}``): feedback prints them as whole numbers, "1 bucket", "3 buckets".
+    choices : mapping
+        The quantities an exercise asks about as a choice, each with every text the model's attribute
+        can read (``{"regime": ("memory-bound", "compute-bound", ...)}``); not in ``units``.
     """
 
     slug: str
@@ -61,6 +64,7 @@ class LabRegistration:
     lesson_options: Mapping[str, Any] = field(default_factory=dict)
     units: Mapping[str, str] = field(default_factory=dict)
     counts: Mapping[str, str] = field(default_factory=dict)
+    choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
     def model_class(self) -> type:
         """The model class, imported now."""

@@ -203,6 +203,21 @@ class TimedModel(param.Parameterized):
             return float(getattr(self, f"{quantity}_at")(at))
         return float(getattr(self, quantity))
 
+    def choice(self, quantity: str) -> str:
+        """A quantity a choice exercise asks about: the model's attribute ``quantity``, as text.
+
+        Parameters
+        ----------
+        quantity : str
+            One of the lab registration's ``choices``, e.g. ``"regime"``.
+
+        Returns
+        -------
+        str
+            One of the texts the registration lists for it, e.g. ``"memory-bound"``.
+        """
+        return str(getattr(self, quantity))
+
     @classmethod
     def readable_at(cls, quantity: str) -> bool:
         """Whether ``quantity`` can be read at a given time (the model has a ``{quantity}_at`` method).

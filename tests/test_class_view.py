@@ -13,6 +13,7 @@ from app.exercise import ExerciseRunner, ExerciseSession
 from app.instructor_view import InstructorView, bin_edges
 from app.progress import ProgressStore
 from labs.queue.view import QueueLab
+from labs.timeline.view import TimelineLab
 
 LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "overlap")
 EXERCISE = LESSON.exercise("growth")
@@ -173,3 +174,57 @@ def test_a_hall_of_pages_asking_for_the_reveal_is_one_read_a_second(store, monke
     for runner in runners:
         runner.classroom.poll()
     assert reads == [KEY]  # twenty pages asked; the database was read once
+
+
+CHOICE_LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "hidden")
+CHOICE = CHOICE_LESSON.exercise("overlap-slower-than-none")
+CHOICE_KEY = f"{CHOICE_LESSON.slug}/{CHOICE.id}"
+
+
+def choice_runner(store: ClassStore, student: str) -> ExerciseRunner:
+    share = ClassShare(store)
+    share.student = student
+    return ExerciseRunner(
+        lab=TimelineLab(),
+        session=ExerciseSession(),
+        progress=ProgressStore(),
+        exercise=CHOICE,
+        lesson_slug=CHOICE_LESSON.slug,
+        classroom=share,
+    )
+
+
+def test_a_choice_is_shared_as_its_position_and_the_class_counted_per_choice(store, monkeypatch):
+    assert CHOICE.choices == ("shorter", "as long", "longer")
+    students = [choice_runner(store, f"{k:032x}") for k in range(4)]
+    refused = students[0]
+    lock(refused, "faster")  # not one of the choices: refused, nothing shared
+    assert refused.prediction is None and "choose one of the answers" in refused.notice
+    for runner, text in zip(students, ("longer", "shorter", "longer", "as long"), strict=True):
+        lock(runner, text)
+        assert runner.card.prediction == text and runner.locked
+    assert store.rounds_of(CHOICE_KEY)[0].predictions == (2.0, 0.0, 2.0, 1.0)
+    students[1].start()
+    lock(students[1], "longer")
+    assert "You already shared a prediction in round 1 (“shorter”)" in students[1].card.class_html
+    store.reveal(CHOICE_KEY)
+    students[0].classroom.poll()
+    assert "class: 4 locked · 2 chose the answer “longer” · 1 “shorter” · 1 “as long” · yours “longer”" in (
+        students[0].card.class_html
+    )
+
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", "right")
+    view = InstructorView(store)
+    view._try("right")
+    view.exercise.value = CHOICE_KEY
+    view.refresh()
+    assert "answer “longer” (revealed)" in view.status.text
+    assert view.source.data["x"] == [0.0, 1.0, 2.0] and view.source.data["top"] == [1, 1, 2]  # a bar per choice
+    axis = view.figure.xaxis[0]
+    assert axis.ticker.ticks == [0, 1, 2] and axis.major_label_overrides == {0: "shorter", 1: "as long", 2: "longer"}
+    assert "<caption>Predictions per choice</caption>" in view.table.object
+    assert '<th scope="row">as long</th><td>1</td>' in view.table.object
+    assert view.answer_line.visible and view.answer_line.location == 2
+    view.exercise.value = KEY  # back to a number: a histogram with a numeric axis again
+    view.refresh()
+    assert view.figure.xaxis[0].major_label_overrides == {} and view.figure.xaxis[0].ticker is view.range_ticker

@@ -63,7 +63,8 @@ def test_exercises_that_need_the_model():
     assert answers[("buckets", "backward-ends")] == 9  # 4 + (4 − 3) × 5
     assert answers[("buckets", "exposed-tail")] == 8  # 5 + 9 / 3, arrivals stop at 5
     assert answers[("hidden", "shared-bandwidth")] == 600  # 8 × 75
-    assert answers[("hidden", "shared-roof")] == 1000  # 16 × 75 = 1200 > P
+    shared_roof = next(e for _, e in EXERCISES if e.id == "shared-roof")
+    assert shared_roof.choice_text(shared_roof.answer) == "compute-bound"  # 16 × 75 = 1200 > P
 
 
 def test_the_tail_exercise_uses_the_stop_time():
@@ -256,3 +257,56 @@ def test_a_bad_mistake_is_named(tmp_path, mistakes, words):
     with pytest.raises(SpecError, match="field 'mistakes") as error:
         parse_lesson(write(tmp_path, GOOD.replace("answer: 1\n", "answer: 1\n" + mistakes)))
     assert words in str(error.value)
+
+
+CHOICE = (
+    GOOD.replace("title: Growth\n", "title: Growth\nlab: timeline\n")
+    .replace("  - set: {arrival_rate: 4}\n  - set: {service_rate: 3}\n", "  - set: {optimizer_waits: false}\n")
+    .replace("  - run: {until: 2}\n", "  - run: {until: end}\n")
+    .replace("  quantity: net_rate\n  unit: units/s\n", "  quantity: result\n  choices: [valid, invalid]\n")
+    .replace("answer: 1\ntolerance: 0.05\n", "answer: invalid\nmistakes:\n  - answer: valid\n    reasoning: Sums.\n")
+)
+
+
+def test_a_choice_exercise_parses_to_indices_and_is_judged_against_the_model(tmp_path):
+    (exercise,) = parse_lesson(write(tmp_path, CHOICE)).exercises
+    assert exercise.choices == ("valid", "invalid") and exercise.unit == "" and exercise.tolerance == 0
+    assert exercise.answer == 1 and exercise.mistakes[0].answer == 0
+    assert exercise.choice_text(exercise.answer) == "invalid"
+    assert run_as_written(exercise) == 1  # the model shows "invalid": the optimizer read unreduced gradients
+    assert exercise.mistake_for(0).reasoning == "Sums." and exercise.mistake_for(1) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "field", "words"),
+    [
+        ("answer: invalid\n", "answer: broken\n", "answer", "'broken' is not among the choices (valid, invalid)"),
+        ("answer: invalid\n", "answer: 1\n", "answer", "1 is not among the choices"),
+        ("choices: [valid, invalid]", "choices: [valid]", "prediction.choices", "two or more"),
+        ("choices: [valid, invalid]", "choices: [valid, valid]", "prediction.choices", "twice"),
+        ("choices: [valid, invalid]", "choices: [valid, invalid, odd]", "prediction.choices", "'odd' is not something"),
+        ("  - answer: valid\n", "  - answer: invalid\n", "mistakes[0]", "is the answer, not a mistake"),
+        ("  - answer: valid\n", "  - answer: maybe\n", "mistakes[0].answer", "not among the choices"),
+        ("  quantity: result\n", "  quantity: step_time\n", "prediction.choices", "is a number: drop choices"),
+        ("  choices: [valid, invalid]\n", "  unit: ms\n", "prediction.choices", "asked as a choice"),
+        ("answer: invalid\n", "answer: invalid\ntolerance: 0.5\n", "prediction.unit", "no unit and no tolerance"),
+        ("  quantity: result\n", "  quantity: result\n  at: 2\n", "prediction.at", "cannot be read at a time"),
+        ("  quantity: result\n", "  quantity: result\n  hint: x\n", "prediction.hint", "unknown field"),
+    ],
+)
+def test_a_bad_choice_exercise_is_refused_at_start_up(tmp_path, old, new, field, words):
+    assert old in CHOICE
+    with pytest.raises(SpecError) as error:
+        parse_lesson(write(tmp_path, CHOICE.replace(old, new, 1)))
+    message = str(error.value)
+    assert f"field '{field}'" in message and words in message, message
+
+
+def test_at_least_three_exercises_are_choices_and_each_offers_what_the_lab_can_show():
+    chosen = [e for _, e in EXERCISES if e.choices]
+    assert len(chosen) >= 3
+    assert len({e.lab for e in chosen}) >= 2
+    for exercise in chosen:
+        readings = lab_kinds()[exercise.lab].choices[exercise.quantity]
+        assert set(exercise.choices) <= set(readings)
+        assert exercise.mistakes, f"{exercise.id}: a choice exercise names why each wrong choice is tempting"

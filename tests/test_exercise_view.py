@@ -252,7 +252,7 @@ def do_steps_headless(lab, runner, prediction: float) -> None:
         elif step.kind == "set":
             lab.model.apply(step.control, step.value)
         elif step.kind == "predict":
-            lock(runner, format_number(prediction, exact=True))
+            lock(runner, runner.exercise.as_entered(prediction))
         else:
             for _ in range(10_000):
                 if runner.finished or (step.value is not None and lab.model.t >= step.value - 1e-9):
@@ -271,7 +271,9 @@ def test_every_wrong_prediction_gets_not_quite_and_the_reasoning_it_matches(less
         lab=lab, session=ExerciseSession(), progress=ProgressStore(), exercise=exercise, lesson_slug=lesson.slug
     )
     slip = exercise.mistakes[0] if exercise.mistakes else None
-    do_steps_headless(lab, runner, slip.answer if slip else exercise.answer + 10 * exercise.tolerance + 3)
+    other_choice = (exercise.answer + 1) % max(1, len(exercise.choices))
+    wrong = other_choice if exercise.choices else exercise.answer + 10 * exercise.tolerance + 3
+    do_steps_headless(lab, runner, slip.answer if slip else wrong)
     said = feedback(runner)
     assert said.startswith("Not quite"), said
     assert f"the lab shows {runner.amount(exercise.answer)}." in said
@@ -310,7 +312,7 @@ def test_every_right_prediction_is_correct_when_done_through_the_view(lesson, ex
             set_through_the_view(lab, step.control, step.value)
         elif step.kind == "predict":
             assert not lab.transport.allowed
-            lock(runner, format_number(exercise.answer))
+            lock(runner, exercise.as_entered(exercise.answer))
             assert lab.transport.allowed
         else:  # Play to the end, or to where the exercise pauses, as the page reports it
             send(lab, "end", lab.model.horizon if step.value is None else step.value)

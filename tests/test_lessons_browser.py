@@ -42,6 +42,8 @@ def ways_of_doing(exercise: Exercise) -> set[tuple[str, ...]]:
                 ways.add((exercise.lab, "field"))
         elif step.kind == "run":
             ways.add((exercise.lab, "play to the end" if step.value is None else "play to a time"))
+        elif step.kind == "predict" and exercise.choices:
+            ways.add(("any lab", "choose a prediction"))
         else:
             ways.add((exercise.lab, step.kind))
     return ways
@@ -101,7 +103,11 @@ def do_exercise(page: Page, lesson: Lesson, exercise: Exercise, prediction: floa
             expect(lab.get_by_role("button", name="Play")).to_be_disabled()
             expect(lab.get_by_role("button", name="Step")).to_be_disabled()
             expect(lab).to_contain_text("until you lock a prediction")
-            region.get_by_role("textbox", name="Your prediction").fill(format_number(prediction))
+            if exercise.choices:  # radio buttons in a group named by its legend
+                choices = region.get_by_role("group", name="Your prediction")
+                choices.get_by_role("radio", name=exercise.choice_text(prediction), exact=True).check()
+            else:
+                region.get_by_role("textbox", name="Your prediction").fill(format_number(prediction))
             region.get_by_role("button", name="Lock prediction").click()
             expect(lab.get_by_role("button", name="Play")).to_be_enabled()
         elif step.value is None or use_play:
@@ -140,6 +146,34 @@ def test_wrong_prediction_is_not_quite(page, lesson, exercise):
     expect(feedback).to_contain_text(f"the lab shows {html.unescape(amount_html(exercise, exercise.answer))}.")
     if slip:
         expect(region).to_contain_text("Where that number comes from: " + " ".join(slip.reasoning.split()[:6]))
+
+
+CHOSEN = next((lesson, exercise) for lesson, exercise in CASES if exercise.choices and exercise.mistakes)
+
+
+@pytest.mark.parametrize("right", [True, False], ids=["right", "wrong"])
+def test_a_choice_is_made_with_its_radio_buttons_and_locked_like_a_number(page, right):
+    lesson, exercise = CHOSEN
+    answer = exercise.choice_text(exercise.answer)
+    slip = exercise.mistakes[0]
+    chosen = answer if right else exercise.choice_text(slip.answer)
+    region = do_exercise(page, lesson, exercise, exercise.choices.index(chosen), use_play=True)
+    choices = region.get_by_role("group", name="Your prediction")
+    expect(choices.get_by_role("radio")).to_have_count(len(exercise.choices))
+    expect(choices.get_by_role("radio", name=chosen, exact=True)).to_be_checked()
+    for radio in choices.get_by_role("radio").all():
+        expect(radio).to_be_disabled()  # locked like a number
+    feedback = region.get_by_role("status").first
+    if right:
+        expect(feedback).to_contain_text(f"Correct: you predicted “{answer}”, and the lab shows “{answer}”.")
+    else:
+        expect(feedback).to_contain_text(f"Not quite: you predicted “{chosen}”, and the lab shows “{answer}”.")
+        expect(region).to_contain_text("Where that choice comes from: " + " ".join(slip.reasoning.split()[:6]))
+    region.get_by_role("button", name="Try again").click()  # unlocked and cleared for the next try
+    expect(choices.get_by_role("radio", name=chosen, exact=True)).not_to_be_checked()
+    expect(choices.get_by_role("radio", name=chosen, exact=True)).to_be_enabled()
+    region.get_by_role("button", name="Lock prediction").click()  # nothing chosen: said where the student looks
+    expect(region.get_by_role("alert")).to_contain_text("choose one of the answers")
 
 
 FIRST_PER_LAB = list({exercise.lab: (lesson, exercise) for lesson, exercise in reversed(CASES)}.values())

@@ -7,6 +7,9 @@
 // question and the picture are never a whole lesson apart.
 let counter = 0
 
+// A list (a card's choices) arrives as a new array with every message: compare what it holds.
+const same = (a, b) => a === b || (Array.isArray(a) && Array.isArray(b) && JSON.stringify(a) === JSON.stringify(b))
+
 function drawCard(send) {
   const id = `prediction-${Date.now().toString(36)}-${counter++}`
   const section = document.createElement("section")
@@ -31,11 +34,17 @@ function drawCard(send) {
   input.autocomplete = "off"
   input.placeholder = "a number, e.g. 2.5 or 2,5"  // labs/numbers.py NUMBER_HINT: the server parses
   label.append(caption, input)
+  // A choice exercise asks with radio buttons in a fieldset instead: its legend is the label.
+  const fieldset = document.createElement("fieldset")
+  const legend = document.createElement("legend")
+  fieldset.append(legend)
+  fieldset.hidden = true
   const lock = document.createElement("button")
   lock.type = "submit"
   lock.className = "primary"
   lock.textContent = "Lock prediction"
-  form.append(label, lock)
+  form.append(label, fieldset, lock)
+  const radios = () => Array.from(fieldset.querySelectorAll("input"))
   const feedback = document.createElement("div")
   feedback.setAttribute("role", "status")
   const why = document.createElement("p")
@@ -48,7 +57,9 @@ function drawCard(send) {
   const card = {}
   form.addEventListener("submit", (event) => {
     event.preventDefault()
-    if (!card.locked) send({ action: "lock", text: input.value })
+    if (card.locked) return
+    const chosen = radios().find((radio) => radio.checked)
+    send({ action: "lock", text: card.choices.length ? (chosen ? chosen.value : "") : input.value })
   })
   start.addEventListener("click", () => send({ action: "start" }))
 
@@ -78,14 +89,37 @@ function drawCard(send) {
       }
     },
     steps_html: () => { steps.innerHTML = card.steps_html },
-    prediction_label: () => { caption.textContent = card.prediction_label },
-    prediction: () => { input.value = card.prediction },
+    prediction_label: () => {
+      caption.textContent = card.prediction_label
+      legend.textContent = card.prediction_label
+    },
+    choices: () => {
+      fieldset.replaceChildren(legend)
+      for (const text of card.choices) {
+        const option = document.createElement("label")
+        option.className = "choice"
+        const radio = document.createElement("input")
+        radio.type = "radio"
+        radio.name = id
+        radio.value = text
+        option.append(radio, text)
+        fieldset.append(option)
+      }
+      fieldset.hidden = !card.choices.length
+      label.hidden = !!card.choices.length
+    },
+    prediction: () => {
+      input.value = card.prediction
+      for (const radio of radios()) radio.checked = radio.value === card.prediction
+    },
     locked: () => {
       // Keep keyboard users in the card: a button that becomes disabled would drop focus to <body>.
       const focused = section.getRootNode().activeElement
       input.disabled = card.locked
+      fieldset.disabled = card.locked
       lock.disabled = card.locked
-      if (card.locked && (focused === lock || focused === input)) section.focus({ preventScroll: true })
+      const inForm = focused === lock || focused === input || radios().includes(focused)
+      if (card.locked && inForm) section.focus({ preventScroll: true })
     },
     start_label: () => {
       start.textContent = card.start_label
@@ -107,7 +141,7 @@ function drawCard(send) {
   // Draw what changed since last time, in the server's field order.
   const show = (fields, values) => {
     fields.forEach((name, i) => {
-      if (name in card && card[name] === values[i]) return
+      if (name in card && same(card[name], values[i])) return
       card[name] = values[i]
       const redraw = draw[name]
       if (redraw) redraw()

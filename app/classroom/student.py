@@ -9,6 +9,7 @@ reveals the round: counts and the answer are never sent to a student session ear
 from __future__ import annotations
 
 import asyncio
+import html
 import threading
 import time
 import weakref
@@ -26,6 +27,7 @@ from app.background import in_worker_thread
 from app.classroom import STUDENT_ID, limiter
 from app.classroom.store import ClassStore, Round, StoreUnavailable
 from app.content import Exercise
+from app.exercise_words import amount_html
 from labs.timed import format_number
 
 POLL_MS = 2000
@@ -145,17 +147,20 @@ def class_result_text(exercise: Exercise, predictions: tuple[float, ...], mine: 
     Parameters
     ----------
     exercise : Exercise
-        Its answer, tolerance and unit.
+        Its answer, tolerance and unit (or its choices).
     predictions : tuple of float
-        Every prediction locked in the round.
+        Every prediction locked in the round (a choice exercise's are choice indices).
     mine : float, optional
         This student's.
 
     Returns
     -------
     str
-        For example ``class: 30 locked · 18 within ±0.5 of the answer 4 ms · median 3.5 ms · yours 4 ms``.
+        For example ``class: 30 locked · 18 within ±0.5 of the answer 4 ms · median 3.5 ms · yours 4 ms``,
+        or for a choice ``class: 30 locked · 18 chose the answer “invalid” · 12 “valid” · yours “invalid”``.
     """
+    if exercise.choices:
+        return _choice_result_text(exercise, predictions, mine)
     unit = exercise.unit
     if not predictions:
         return (
@@ -171,6 +176,25 @@ def class_result_text(exercise: Exercise, predictions: tuple[float, ...], mine: 
     if mine is not None:
         parts.append(f"yours {format_number(mine, exact=True)} {unit}")
     return " · ".join(parts)
+
+
+def _choice_result_text(exercise: Exercise, predictions: tuple[float, ...], mine: float | None) -> str:
+    answer = f"“{exercise.choice_text(exercise.answer)}”"
+    if not predictions:
+        return f"class: nobody locked a prediction in this round · the answer is {answer}"
+    counts = choice_counts(exercise, predictions)
+    answer_index = int(exercise.answer)
+    parts = [f"class: {len(predictions)} locked", f"{counts[answer_index]} chose the answer {answer}"]
+    others = (k for k in range(len(counts)) if k != answer_index)
+    parts += [f"{counts[k]} “{exercise.choices[k]}”" for k in others]
+    if mine is not None:
+        parts.append(f"yours “{exercise.choice_text(mine)}”")
+    return " · ".join(parts)
+
+
+def choice_counts(exercise: Exercise, predictions: tuple[float, ...]) -> list[int]:
+    """How many predictions chose each of a choice exercise's choices, in the order of its choices."""
+    return [sum(1 for p in predictions if int(p) == k) for k in range(len(exercise.choices))]
 
 
 class ClassShare(param.Parameterized):
@@ -240,7 +264,7 @@ class ClassShare(param.Parameterized):
             )
             self._shared[runner.key] = (runner, Shared(current.number, earlier if earlier is not None else prediction))
         else:
-            kept = "" if earlier is None else f" ({format_number(earlier, exact=True)} {runner.exercise.unit})"
+            kept = "" if earlier is None else f" ({html.unescape(amount_html(runner.exercise, earlier, exact=True))})"
             runner.class_note = (
                 f"You already shared a prediction in round {current.number}{kept}; "
                 "it stays, one per round. The instructor may open a new round."

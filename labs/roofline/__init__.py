@@ -16,4 +16,5 @@ LAB = LabRegistration(
     page_options={"presets": True},
     lesson_options={"presets": False},
     units={"attainable": "GFLOP/s", "ridge": "FLOP/byte"},
+    choices={"regime": ("memory-bound", "compute-bound", "at the ridge: memory-bound and compute-bound at once")},
 )

@@ -34,4 +34,8 @@ LAB = LabRegistration(
         "read_early_count": "layer",
         "optimizer_early_count": "layer",
     },
+    choices={
+        "result": ("valid", "invalid"),
+        "against_no_overlap": ("shorter", "as long", "longer"),
+    },
 )

@@ -83,6 +83,9 @@ __all__ = [
 PLAY_SECONDS = 4.0
 """How long Play takes at 1× to show a whole step, whatever its length in ms."""
 
+SAME_STEP_MS = 0.005
+"""Two step times closer than this (ms) are "as long" as each other: half the 0.01 ms the lab prints."""
+
 SWEEP_CAPS_MIB: tuple[float, ...] = tuple(0.25 * 2 ** (k / 4) for k in range(49))
 """The default bucket caps of :meth:`TimelineModel.step_time_sweep`: 0.25 to 1024 MiB, 4 per octave."""
 
@@ -423,6 +426,19 @@ class TimelineModel(TimelineControls):
     def valid(self) -> bool:
         """Whether every all-reduce read written gradients and the optimizer read reduced ones."""
         return self.schedule.valid
+
+    @property
+    def result(self) -> str:
+        """``"valid"`` or ``"invalid"``: :attr:`valid` in the words a choice exercise offers."""
+        return "valid" if self.valid else "invalid"
+
+    @property
+    def against_no_overlap(self) -> str:
+        """The step against the no-overlap step: ``"shorter"``, ``"as long"`` (to 0.005 ms) or ``"longer"``."""
+        difference = self.step_time - self.no_overlap_step
+        if abs(difference) <= SAME_STEP_MS:
+            return "as long"
+        return "shorter" if difference < 0 else "longer"
 
     @property
     def read_early(self) -> tuple[int, ...]:
