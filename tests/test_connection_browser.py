@@ -25,8 +25,8 @@ from tests.student import step_until, type_value
 from tests.waiting import nothing_happens_for
 
 LESSON = "/lesson?id=overlap"
-FINISHED = "Exercise: A backlog that keeps growing"  # reset, λ = 4, μ = 3, predict 1, run to t = 2
-DRAFTED = "Exercise: Part of the way down"
+FINISHED = "Exercise: Four in, three out"  # reset, λ = 4, μ = 3, predict 1, run to t = 2
+DRAFTED = "Exercise: The backlog after one second"
 LOST = "Connection to the course server lost"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ import pytest
 from app.catalog import lab_kinds
 from app.content import CONTENT_DIR, Exercise, SpecError, load_lessons, parse_lesson
 from app.exercise import model_reading
+from labs.timed import format_number
 
 LESSONS = load_lessons(CONTENT_DIR)
 EXERCISES = [(lesson, exercise) for lesson in LESSONS for exercise in lesson.exercises]
@@ -38,7 +40,7 @@ def test_the_course_has_three_lessons_in_order():
 def test_every_seed_exercise_is_there():
     ids = {(lesson.slug, exercise.id) for lesson, exercise in EXERCISES}
     assert {("overlap", "growth"), ("overlap", "drain")} <= ids
-    assert {("buckets", "drain"), ("buckets", "growth"), ("buckets", "edit-keeps-time")} <= ids
+    assert {("buckets", "edit-keeps-time")} <= ids
     assert {("hidden", "memory-bound"), ("hidden", "compute-roof")} <= ids
 
 
@@ -60,7 +62,6 @@ def test_exercises_that_need_the_model():
     """Beyond the seeds: answers that take the formula, not one subtraction of the prompt's numbers."""
     answers = {(lesson.slug, e.id): e.answer for lesson, e in EXERCISES}
     assert answers[("overlap", "part-way")] == 2  # 4 + (3 − 5) × 1; one unit a second would say 3
-    assert answers[("buckets", "backward-ends")] == 9  # 4 + (4 − 3) × 5
     assert answers[("buckets", "exposed-tail")] == 8  # 5 + 9 / 3, arrivals stop at 5
     assert answers[("hidden", "shared-bandwidth")] == 600  # 8 × 75
     shared_roof = next(e for _, e in EXERCISES if e.id == "shared-roof")
@@ -310,3 +311,99 @@ def test_at_least_three_exercises_are_choices_and_each_offers_what_the_lab_can_s
         readings = lab_kinds()[exercise.lab].choices[exercise.quantity]
         assert set(exercise.choices) <= set(readings)
         assert exercise.mistakes, f"{exercise.id}: a choice exercise names why each wrong choice is tempting"
+
+
+# ----- Every exercise answerable from what came before, nothing given away (issue 34) -------------
+
+COST_RULE = re.compile(r"2\(p − 1\)/p\s*·\s*(S|n)\s*/\s*B")
+"""The ring all-reduce's payload cost as the lessons write it: 2(p − 1)/p · S / B_net."""
+
+
+def text_before(lesson, exercise) -> str:
+    """The lesson's prose above ``exercise`` (the exercises above it excluded)."""
+    index = lesson.parts.index(exercise)
+    return "\n".join(part for part in lesson.parts[:index] if isinstance(part, str))
+
+
+TIMELINE_COUNTS = lab_kinds()["timeline"].counts
+TIMELINE_CASES = [(lesson, e) for lesson, e in EXERCISES if e.lab == "timeline"]
+
+
+@pytest.mark.parametrize(
+    ("lesson", "exercise"), TIMELINE_CASES, ids=[f"{lesson.slug}/{e.id}" for lesson, e in TIMELINE_CASES]
+)
+def test_the_cost_rule_is_stated_before_every_timeline_exercise(lesson, exercise):
+    """A timeline answer takes each all-reduce's time: the lesson states how to work it before asking."""
+    assert COST_RULE.search(text_before(lesson, exercise)), f"{lesson.slug}: no cost rule before {exercise.id}"
+
+
+def what_a_student_has_read(lesson, exercise) -> str:
+    """Everything shown before ``exercise`` is locked: earlier lessons whole, this one's prose above it,
+    and every earlier exercise's prompt, steps, explanation and mistakes (feedback shown once done)."""
+    shown = []
+    for earlier in LESSONS:
+        for part in earlier.parts:
+            if part is exercise:
+                return "\n".join(shown)
+            if isinstance(part, str):
+                shown.append(part)
+            else:
+                shown += [part.prompt, part.explanation, *(m.reasoning for m in part.mistakes)]
+    raise AssertionError("not found")
+
+
+def written_forms(exercise) -> list[str]:
+    """How the answer would be written in a text: ``4.40``, ``4.4``; only figures of three digits or more."""
+    if exercise.choices or exercise.answer == int(exercise.answer):
+        return []
+    forms = {f"{exercise.answer:.2f}", f"{exercise.answer:g}"}
+    return [form for form in forms if len(form.replace(".", "")) >= 3]
+
+
+@pytest.mark.parametrize(("lesson", "exercise"), EXERCISES, ids=[f"{lesson.slug}/{e.id}" for lesson, e in EXERCISES])
+def test_no_text_before_an_exercise_prints_its_answer(lesson, exercise):
+    """Lesson 1's feedback printed 4.40 and 27.74 ms before lesson 2 asked for them; none may now."""
+    read = what_a_student_has_read(lesson, exercise)
+    for form in written_forms(exercise):
+        assert not re.search(rf"(?<![\d.]){re.escape(form)}(?![\d])", read), (exercise.id, form)
+    if not exercise.choices:
+        stated = rf"(?<![\d.]){re.escape(format_number(exercise.answer))} ?{re.escape(exercise.unit)}"
+        assert not re.search(stated, exercise.prompt), (exercise.id, "the prompt states the answer")
+
+
+def settings_of(exercise) -> tuple:
+    return tuple(sorted((s.control, str(s.value)) for s in exercise.steps if s.kind == "set"))
+
+
+def test_no_two_exercises_share_lab_settings_and_quantity():
+    seen: dict[tuple, str] = {}
+    for lesson, exercise in EXERCISES:
+        key = (exercise.lab, settings_of(exercise), exercise.quantity, exercise.at)
+        assert key not in seen, f"{lesson.slug}/{exercise.id} repeats {seen[key]}"
+        seen[key] = f"{lesson.slug}/{exercise.id}"
+
+
+def test_the_queue_lab_has_the_two_seed_runs_and_at_most_three_more():
+    queue = [e for _, e in EXERCISES if e.lab == "queue"]
+    assert len(queue) <= 5, [e.id for e in queue]
+    runs = {(settings_of(e), e.quantity) for e in queue}
+    assert ((("arrival_rate", "4.0"), ("service_rate", "3.0")), "net_rate") in runs  # growth from 4 at λ=4, μ=3
+    assert ((("arrival_rate", "2.0"), ("service_rate", "3.0")), "drain_time") in runs  # drained at t = 4
+
+
+@pytest.mark.parametrize(("lesson", "exercise"), EXERCISES, ids=[f"{lesson.slug}/{e.id}" for lesson, e in EXERCISES])
+def test_every_exercise_names_its_typical_mistakes_and_long_answers_allow_one_percent(lesson, exercise):
+    assert exercise.mistakes, f"{exercise.id} names no typical mistake"
+    measured = exercise.lab == "timeline" and not exercise.choices and exercise.quantity not in TIMELINE_COUNTS
+    if measured and exercise.answer > 5:
+        assert exercise.tolerance >= 0.01 * exercise.answer - 1e-9, (exercise.id, exercise.tolerance)
+
+
+@pytest.mark.parametrize(("lesson", "exercise"), EXERCISES, ids=[f"{lesson.slug}/{e.id}" for lesson, e in EXERCISES])
+def test_an_explicit_bucket_cap_caps_the_first_bucket_too(lesson, exercise):
+    """DDP with bucket_cap_mb given uses it for the first bucket as well; 1 MiB first only with the default 25."""
+    caps = dict((s.control, s.value) for s in exercise.steps if s.kind == "set" and "cap" in (s.control or ""))
+    model = lab_kinds()["timeline"].model()
+    cap = caps.get("bucket_cap", model.bucket_cap)
+    first = caps.get("first_bucket_cap", model.first_bucket_cap)
+    assert cap == 25 or first == cap, (exercise.id, caps)

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 
 import pytest
 
 from app.catalog import lab_kinds
-from app.content import load_lessons
+from app.content import load_lessons, parse_lesson
 from app.exercise import ExerciseRunner, ExerciseSession, shown_setting
 from app.progress import ProgressStore
 from labs.queue.view import QueueLab
 from labs.timed import format_number
 from tests.headless import field, send, status_text
 
-LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "buckets")
+LESSON = parse_lesson(Path(__file__).parent / "fixtures" / "lessons" / "02-buckets.md")
+"""Queue exercises of every kind the runner handles (a reading at a time, after an edit, a stop time)."""
 
 
 def type_into(lab, control, value):

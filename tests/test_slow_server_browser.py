@@ -35,13 +35,13 @@ def test_reset_clicked_as_soon_as_shown_ticks_the_first_step(page, slowed):
     page.goto(page.base_url + "/lesson?id=hidden&exercise=memory-bound")
     lab = page.get_by_role("region", name="Roofline lab")
     lab.get_by_role("button", name="Reset").click()  # no wait for the readout: as soon as it is there
-    steps = page.get_by_role("region", name="Exercise: Below the ridge").get_by_role("list", name="Steps")
+    steps = page.get_by_role("region", name="Exercise: A kernel at 8 FLOP/byte").get_by_role("list", name="Steps")
     expect(steps.get_by_role("listitem").first).to_contain_text("(done)")
 
 
 def test_a_prediction_locked_before_the_lab_arrives_counts(page, slowed):
     page.goto(page.base_url + "/lesson?id=hidden&exercise=memory-bound")
-    card = page.get_by_role("region", name="Exercise: Below the ridge")
+    card = page.get_by_role("region", name="Exercise: A kernel at 8 FLOP/byte")
     card.get_by_role("textbox", name="Your prediction").fill("800")
     card.get_by_role("button", name="Lock prediction").click()  # the lab may not be on the page yet
     expect(card.get_by_role("textbox", name="Your prediction")).to_be_disabled()
