@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from labs.numbers import significant
@@ -297,7 +299,7 @@ def test_conceal_hides_what_answers_the_exercise():
     # Nothing else gives 800 away: not the ridge (P/B), not the finish time (8 GFLOP / 10 ms) ...
     assert "ridge = ? FLOP/byte" in text and "10" not in text
     assert "of 10 ms" not in text and "device time = 0.00 ms" in text
-    assert lab.chart.ridge_label.text == "ridge = ? FLOP/byte"
+    assert not lab.chart.ridge_label.visible and lab.chart.ridge_label.text == ""
     assert "8 GFLOP" not in lab.race.title.text and lab.race.xaxis[0].major_label_text_alpha == 0
     # ... nor hovering the roof, which prints attainable at every I.
     assert lab.chart.roof_hover.renderers == []
@@ -320,3 +322,116 @@ def test_conceal_leaves_the_controls_own_values():
     text = status_text(lab)
     assert "600" not in text and "13.33" not in text
     assert [f.input.value for f in lab.fields] == ["8", "75"]
+
+
+def vertices(chart) -> list[tuple[float, float]]:
+    """Every point of every line the roofline chart draws now: the roof and both ceilings."""
+    roof = chart.roof.data
+    ceilings = chart.ceilings.data
+    return [
+        *zip(roof["x"], roof["y"], strict=True),
+        *zip(ceilings["x"], ceilings["slope"], strict=True),
+        *zip(ceilings["x"], ceilings["roof"], strict=True),
+    ]
+
+
+def number_in(number: str, text: str) -> bool:
+    """Whether ``number`` stands as a figure of its own in ``text`` (``5`` is not in ``12.5``)."""
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?![\d.])", text) is not None
+
+
+def drawn_at_the_ridge(chart, ridge: float) -> list[str]:
+    """What the roofline chart draws that marks the ridge or a regime, by name (empty: nothing)."""
+    marks = []
+    if any(x == pytest.approx(ridge) for x, _ in vertices(chart)):
+        marks.append("a vertex at the ridge")
+    if chart.roof.data["x"] or chart.roof_line.visible:
+        marks.append("the bent roof")
+    if chart.ridge_line.visible or chart.ridge_line.location is not None:
+        marks.append("the ridge line")
+    if chart.ridge_point.data["x"]:
+        marks.append("the ridge point")
+    if chart.ridge_label.visible or chart.ridge_label.text:
+        marks.append("the ridge label")
+    for area in (chart.memory_area, chart.compute_area):
+        if area.visible:
+            marks.append(area.name)
+    for name in (chart.memory_name, chart.compute_name):
+        if name.visible:
+            marks.append(name.name)
+    if chart.kernel.data["x"] or chart.kernel_label.visible or chart.kernel_label.text:
+        marks.append("the kernel")
+    if chart.roof_hover.renderers:
+        marks.append("the roof's hover")
+    return marks
+
+
+@pytest.mark.parametrize(
+    ("intensity", "bandwidth"),
+    [(8, 100), (16, 100), (8, 75), (16, 75), (2, 200)],
+    ids=["memory-bound", "compute-roof", "shared-bandwidth", "shared-roof", "defaults"],
+)
+def test_concealed_the_roofline_draws_the_two_ceilings_and_nothing_where_they_cross(intensity, bandwidth):
+    lab = RooflineLab(presets=False)
+    lab.model.param.update(intensity=intensity, bandwidth=bandwidth)
+    ridge = lab.model.ridge
+    assert X_RANGE[0] < ridge < X_RANGE[1]
+    lab.conceal = True
+    chart = lab.chart
+    assert drawn_at_the_ridge(chart, ridge) == []
+    # The two ceilings: two straight lines, each from the left edge to the right one.
+    x0, x1 = X_RANGE
+    assert chart.ceilings.data == {"x": [x0, x1], "slope": [x0 * bandwidth, x1 * bandwidth], "roof": [1000, 1000]}
+    for ceiling in (chart.memory_ceiling, chart.compute_ceiling):
+        assert ceiling.visible and ceiling.glyph.line_dash == [] and ceiling.glyph.line_alpha > 0.8
+    assert [r.name for r in (chart.memory_ceiling, chart.compute_ceiling)] == ["memory ceiling", "compute ceiling"]
+    # The axes are P's alone: the same as on a device whose ridge is elsewhere.
+    other = RooflineLab(presets=False)
+    other.model.param.update(intensity=1, bandwidth=1)
+    assert (lab.roofline.y_range.start, lab.roofline.y_range.end) == (
+        other.roofline.y_range.start,
+        other.roofline.y_range.end,
+    )
+    assert lab.roofline.yaxis[0].major_label_overrides == other.roofline.yaxis[0].major_label_overrides
+    assert (lab.roofline.x_range.start, lab.roofline.x_range.end) == X_RANGE
+    # The words say what is drawn: no ridge, no regime, no bend.
+    words = lab.describe_plots()[0]
+    described = " ".join([words.summary, *(" ".join(row) for row in words.rows)])
+    assert "ridge" not in described and "bound" not in described
+    assert not number_in(significant(ridge), described), described
+    if lab.model.attainable != lab.model.peak_compute:  # P is a control, drawn as the flat ceiling
+        assert not number_in(significant(lab.model.attainable), described), described
+    assert lab.explain.text == ""  # the explanation names the regime
+
+    lab.conceal = False
+    assert set(drawn_at_the_ridge(chart, ridge)) >= {
+        "a vertex at the ridge",
+        "the bent roof",
+        "the ridge line",
+        "the ridge point",
+        "the ridge label",
+        "the kernel",
+        "the roof's hover",
+    }
+    assert chart.roof.data["x"] == [x0, ridge, x1]
+    assert chart.memory_area.visible and chart.compute_area.visible
+    assert chart.memory_area.right == ridge and chart.compute_area.left == ridge
+    assert chart.memory_name.visible and chart.compute_name.visible
+    assert chart.ridge_label.text == f"ridge = {significant(ridge)} FLOP/byte"
+    for ceiling in (chart.memory_ceiling, chart.compute_ceiling):
+        assert ceiling.glyph.line_dash == [6] and ceiling.glyph.line_alpha < 0.5  # faint guides under the roof
+    assert "ridge at I = " in lab.describe_plots()[0].summary
+
+
+def test_concealed_the_race_holds_no_finish_time():
+    lab = RooflineLab(presets=False)
+    lab.model.param.update(intensity=8, bandwidth=100)  # memory alone 10 ms: the finish
+    lab.conceal = True
+    race = lab.race_chart
+    for mark in (race.memory_done, race.compute_done):
+        assert not mark.visible and mark.location is None
+    for label in (race.memory_done_label, race.compute_done_label):
+        assert not label.visible and label.text == "" and label.x == 0
+    assert race.alone.data["time"] == [] and lab.race.xaxis[0].major_label_text_alpha == 0
+    lab.conceal = False
+    assert race.memory_done.location == 10 and race.memory_done_label.text == "memory alone: 10 ms"

@@ -22,6 +22,9 @@ COMPUTE_COLOUR = ORANGE
 X_RANGE = (1 / 16, 4096.0)
 """The intensity axis: every value the control accepts, fixed so the chart never jumps."""
 
+ROOFLINE_COLUMNS = ("point", "I (FLOP/byte)", "performance (GFLOP/s)")
+"""The roofline table's columns."""
+
 TERA_FROM = 10_000.0
 """From this many GFLOP/s on, the readout adds the figure in TFLOP/s in brackets."""
 
@@ -149,28 +152,58 @@ def race_caption() -> str:
 
 
 def roofline_text(m: RooflineModel, conceal: bool) -> PlotText:
-    """The roofline plot in words and a table; while concealed, without ridge, attainable or kernel."""
+    """The roofline plot in words and a table, as drawn; while concealed, the two ceilings alone.
+
+    Parameters
+    ----------
+    m : RooflineModel
+        The model, as it is now.
+    conceal : bool
+        Whether a guided exercise hides its answer: then neither the ridge, nor the regime, nor the
+        attainable rate, nor the roof's bend (which sits at the ridge) is described.
+
+    Returns
+    -------
+    PlotText
+        The summary and the table's rows: the roof at both edges, the ridge and the kernel, or
+        (concealed) each ceiling at both edges.
+    """
+    if conceal:
+        return _ceilings_text(m)
     x0, x1 = X_RANGE
     intensity = significant(m.intensity)
-    rows = [["roof at the left edge", significant(x0), significant(min(m.peak_compute, x0 * m.bandwidth))]]
-    if conceal:
-        summary = (
-            f"log–log axes, I from {significant(x0)} to {significant(x1)} FLOP/byte. The roof rises with slope "
-            f"B = {significant(m.bandwidth)} GB/s to a flat compute roof P = {significant(m.peak_compute)} "
-            f"GFLOP/s. Your kernel, at I = {intensity} FLOP/byte, is marked once you have run the exercise."
-        )
-    else:
-        summary = (
-            f"log–log axes, I from {significant(x0)} to {significant(x1)} FLOP/byte. The roof rises with slope "
-            f"B = {significant(m.bandwidth)} GB/s to the ridge at I = {significant(m.ridge)} FLOP/byte, then "
-            f"stays flat at P = {significant(m.peak_compute)} GFLOP/s. Your kernel: I = {intensity} FLOP/byte, "
-            f"{performance(m.attainable)}, {m.regime}."
-        )
-        rows.append(["ridge", significant(m.ridge), significant(m.peak_compute)])
-    rows.append(["roof at the right edge", significant(x1), significant(min(m.peak_compute, x1 * m.bandwidth))])
-    if not conceal:
-        rows.append(["your kernel", intensity, significant(m.attainable)])
-    return PlotText("Roofline plot", summary, ("point", "I (FLOP/byte)", "performance (GFLOP/s)"), rows)
+    summary = (
+        f"log–log axes, I from {significant(x0)} to {significant(x1)} FLOP/byte. The roof rises with slope "
+        f"B = {significant(m.bandwidth)} GB/s to the ridge at I = {significant(m.ridge)} FLOP/byte, then "
+        f"stays flat at P = {significant(m.peak_compute)} GFLOP/s. Your kernel: I = {intensity} FLOP/byte, "
+        f"{performance(m.attainable)}, {m.regime}."
+    )
+    rows = [
+        ["roof at the left edge", significant(x0), significant(min(m.peak_compute, x0 * m.bandwidth))],
+        ["ridge", significant(m.ridge), significant(m.peak_compute)],
+        ["roof at the right edge", significant(x1), significant(min(m.peak_compute, x1 * m.bandwidth))],
+        ["your kernel", intensity, significant(m.attainable)],
+    ]
+    return PlotText("Roofline plot", summary, ROOFLINE_COLUMNS, rows)
+
+
+def _ceilings_text(m: RooflineModel) -> PlotText:
+    """The concealed roofline: two straight lines across the plot, and nothing about where they cross."""
+    x0, x1 = X_RANGE
+    B, P = m.bandwidth, m.peak_compute
+    summary = (
+        f"log–log axes, I from {significant(x0)} to {significant(x1)} FLOP/byte. Two ceilings, each a straight "
+        f"line across the plot: the memory slope I·B with B = {significant(B)} GB/s, and the flat compute roof "
+        f"P = {significant(P)} GFLOP/s. Which one limits your kernel, at I = {significant(m.intensity)} "
+        "FLOP/byte, is shown once you have run the exercise."
+    )
+    rows = [
+        ["memory slope at the left edge", significant(x0), significant(x0 * B)],
+        ["memory slope at the right edge", significant(x1), significant(x1 * B)],
+        ["compute roof at the left edge", significant(x0), significant(P)],
+        ["compute roof at the right edge", significant(x1), significant(P)],
+    ]
+    return PlotText("Roofline plot", summary, ROOFLINE_COLUMNS, rows)
 
 
 def race_text(m: RooflineModel, conceal: bool) -> PlotText:
