@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import pytest
 from bokeh.models import Div
 
+from app.content import load_lessons
 from labs.timeline.model import EMBEDDING_FIRST, TimelineModel
 from labs.timeline.view import TimelineLab
 from labs.ui.playback import clipped
@@ -144,9 +146,11 @@ def test_the_concealed_time_axis_does_not_give_the_step_away(lab):
     lab.model.apply("comm_slowdown", 3)
     assert lab.gantt.x_range.end == pytest.approx(max(lab.model.horizon, lab.model.no_overlap_step) * 1.05)
     lab.conceal = True
-    assert lab.gantt.x_range.end >= lab.model.step_time * 1.05
+    assert lab.gantt.x_range.end >= lab.model.step_time * 1.1
+    assert lab.gantt.x_range.end == 100  # 3 × the no-overlap step (83.2 ms), 10 % more, rounded up
+    step = lab.model.step_time
     lab.model.apply("compute_slowdown", 2)  # another answer, the same axis
-    assert lab.gantt.x_range.end == pytest.approx(lab.model.no_overlap_step * 3 * 1.05)
+    assert lab.model.step_time != pytest.approx(step, abs=1) and lab.gantt.x_range.end == 100
 
 
 def test_the_bucket_choice_offers_only_the_buckets_there_are(lab):
@@ -163,3 +167,47 @@ def test_while_the_number_of_buckets_is_the_answer_the_bucket_choice_does_not_co
     assert lab.choosers["missing_event"].options == ["none", "bucket 2"]
     lab.param.update(conceal=False, hidden_quantity="")
     assert len(lab.choosers["missing_event"].options) == lab.model.bucket_count + 1
+
+
+TIMELINE_EXERCISES = [e for lesson in load_lessons() for e in lesson.exercises if e.lab == "timeline"]
+SCHEDULE_TIMES = ("step_time", "no_overlap_step", "exposed", "backward_end")
+"""The times, in ms, that timeline exercises ask for or that answer them (the step, its parts, its bound)."""
+MARGINS = (1.0, 1.05, 1.1, 1.2, 1.25, 1.5, 2.0)
+"""Margins an axis might add past what it bounds: an end that is one of them past a time gives that time away."""
+
+
+def concealed_as_the_exercise_leaves_it(exercise) -> TimelineLab:
+    """A fresh lab after the exercise's steps up to its prediction, concealed as the exercise conceals it."""
+    lab = TimelineLab()
+    for step in exercise.steps:
+        if step.kind == "predict":
+            break
+        if step.kind == "reset":
+            lab.model.reset()
+        elif step.kind == "set":
+            lab.model.apply(step.control, step.value)
+    lab.param.update(conceal=True, hidden_quantity=exercise.quantity)
+    return lab
+
+
+def significant_figures(value: float) -> int:
+    """How many significant figures ``value`` needs (``40`` and ``1.5`` need 1 and 2; ``29.13`` needs 4)."""
+    digits = f"{value:.6e}".split("e")[0].replace(".", "").rstrip("0")
+    return max(1, len(digits))
+
+
+@pytest.mark.parametrize("exercise", TIMELINE_EXERCISES, ids=[e.id for e in TIMELINE_EXERCISES])
+def test_the_concealed_time_axis_ends_on_a_round_number_that_is_no_answer(exercise):
+    lab = concealed_as_the_exercise_leaves_it(exercise)
+    m, end = lab.model, lab.gantt.x_range.end
+    assert end >= m.display_end, "the run, still concealed, draws everything inside the axis"
+    assert significant_figures(end) <= 2, f"{end} ms reads as a figure of the model, not as a round bound"
+    tolerance = max(exercise.tolerance, 0.05)
+    times = {name: float(getattr(m, name)) for name in SCHEDULE_TIMES}
+    if exercise.unit == "ms":
+        times[exercise.quantity] = float(m.reading(exercise.quantity, exercise.at))
+    for name, value in times.items():
+        if not math.isfinite(value):
+            continue  # a step that hangs has no step time to give away
+        for margin in MARGINS:
+            assert abs(end / margin - value) > tolerance, f"axis end {end} ms = {margin} × {name} ({value:.2f} ms)"

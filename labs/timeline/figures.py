@@ -24,6 +24,7 @@ from bokeh.models import (
 from bokeh.plotting import figure
 from bokeh.transform import transform
 
+from labs.numbers import nice_at_least
 from labs.timed import format_number
 from labs.timeline import legend
 from labs.timeline.model import FIRST_ITERATION, TimelineModel
@@ -65,6 +66,11 @@ ROWS = (COMM, HOST, COMPUTE)
 """The Gantt's rows from the bottom up; a categorical axis puts row i's centre at i + 0.5."""
 ROW_PADDING = 0.45
 """The room under the lowest row and above the highest, in rows."""
+
+CONCEALED_MARGIN = 1.1
+"""How far past its schedule-free bound the concealed time axis ends, at least (see :func:`concealed_axis_end`)."""
+CONCEALED_ENDS = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
+"""The concealed time axis ends at one of these times a power of ten ms: 10, 15, 20, 30, 40, ..."""
 
 SWEEP_TITLE = "Step time against bucket cap (the rest as set above)"
 TITLE_HANGS = "Step time against bucket cap: the step hangs at every cap (a rank skips a gradient)"
@@ -307,14 +313,38 @@ def axis_end(m: TimelineModel, hidden: bool) -> float:
     """Where the Gantt's time axis ends: past everything drawn, and never the answer in disguise.
 
     Shown, it is a little past the later of the horizon and the no-overlap step. While an exercise
-    conceals its answer it is a bound that does not depend on the schedule: everything run one
-    after the other, each at its slowest, with every launch gap and every latency.
+    conceals its answer it is :func:`concealed_axis_end`.
     """
     if not hidden:
         return max(m.horizon, m.no_overlap_step) * 1.05
+    return concealed_axis_end(m)
+
+
+def concealed_axis_end(m: TimelineModel) -> float:
+    """The Gantt's time axis while an exercise conceals its answer: a round number past a bound.
+
+    The bound does not depend on the schedule: everything run one after the other, each at its
+    slowest, with every launch gap and every latency (the stretch drawn past a hang, should it be
+    longer). The axis ends :data:`CONCEALED_MARGIN` past it, rounded up to the next
+    :data:`CONCEALED_ENDS` number. A fixed margin alone would not do: 1.05 × the no-overlap step
+    is the no-overlap step to anyone who knows the 1.05, and a synchronization after every bucket
+    makes that the step time. Rounded, the end tells the bound only to within a quarter or more,
+    and it is at least 10 % past every time an exercise asks for.
+
+    Parameters
+    ----------
+    m : TimelineModel
+        The model, as the exercise's steps left it.
+
+    Returns
+    -------
+    float
+        A number of ms with one or two significant figures, such as 40 or 150.
+    """
     latency_ms = 2 * (m.ranks - 1) * m.latency / 1e3
     serial = m.no_overlap_step + m.bucket_count * (m.launch_gap + latency_ms)
-    return serial * max(m.compute_slowdown, m.comm_slowdown) * 1.05
+    bound = max(serial * max(m.compute_slowdown, m.comm_slowdown), m.display_end)
+    return nice_at_least(bound * CONCEALED_MARGIN, CONCEALED_ENDS)
 
 
 class CapSweep:
