@@ -57,6 +57,24 @@ def test_conceal_hides_every_figure_that_answers_an_exercise(lab):
     assert "exposed =" in status_text(lab) and lab.sweep.visible
 
 
+@pytest.mark.parametrize("hidden_quantity", ["step_time", "no_overlap_step", "exposed"])
+def test_concealed_the_page_holds_no_schedule_time_in_a_hidden_figure_either(lab, hidden_quantity):
+    m = lab.model
+    lab.param.update(conceal=True, hidden_quantity=hidden_quantity)
+    assert (lab.exposed_box.left, lab.exposed_box.right) == (0, 0) and not lab.exposed_box.visible
+    assert lab._gantt.exposed_label.text == "" and lab.optimizer.location == 0
+    sweep = lab._sweep
+    assert not lab.sweep.visible
+    assert sweep.line.data == {"cap": [], "step": []} and sweep.point.data == {"cap": [], "step": []}
+    assert sweep.no_overlap_line.location is None and not sweep.no_overlap_label.visible
+    assert sweep.no_overlap_label.y == 0
+    lab.param.update(conceal=False, hidden_quantity="")
+    assert (lab.exposed_box.left, lab.exposed_box.right) == (m.backward_end, m.step_time)
+    assert sweep.point.data == {"cap": [m.bucket_cap], "step": [m.step_time]}
+    assert sweep.no_overlap_line.location == m.no_overlap_step and sweep.no_overlap_label.visible
+    assert lab.sweep.visible and len(sweep.line.data["step"]) > 1
+
+
 def test_table_lists_every_bucket(lab):
     rows = re.findall(r"<tr>", lab.table.text)
     assert len(rows) == lab.model.bucket_count + 1

@@ -288,7 +288,9 @@ class Gantt:
         end = axis_end(m, hidden)
         self.figure.x_range.update(start=0, end=end)
         tail = not hidden and not m.hangs and m.exposed > 0
-        self.exposed_box.update(left=m.backward_end, right=m.step_time if not m.hangs else m.backward_end, visible=tail)
+        # Hidden, the box is empty at 0, not merely invisible: its edges would be backward's end and the step's.
+        left, right = (m.backward_end, m.step_time) if tail else (0.0, 0.0)
+        self.exposed_box.update(left=left, right=right, visible=tail)
         shown = not hidden and not m.hangs
         at = m.step_time if shown else 0.0
         self.optimizer.update(location=at, visible=shown)
@@ -375,15 +377,26 @@ class CapSweep:
         self.figure = fig
 
     def redraw(self, m: TimelineModel, hidden: bool) -> None:
-        """Draw the sweep for the model's other controls (a hang draws no point)."""
+        """Draw the sweep for the model's other controls (a hang draws no point); hidden, nothing at all.
+
+        While an exercise conceals its answer the figure is hidden and holds no data either: its
+        point is the step time, its dashed line the no-overlap step, its line every cap's step.
+        """
+        self.figure.visible = not hidden
+        if hidden:
+            self.line.data = {"cap": [], "step": []}
+            self.point.data = {"cap": [], "step": []}
+            self.no_overlap_line.location = None
+            self.no_overlap_label.update(y=0, visible=False)
+            self.figure.title.text = SWEEP_TITLE
+            return
         sweep = m.step_time_sweep()
         steps = [float(s) if s < float("inf") else float("nan") for s in sweep.step]
         self.line.data = {"cap": list(map(float, sweep.cap_mib)), "step": steps}
         now = float(m.step_time) if not m.hangs else float("nan")
         self.point.data = {"cap": [float(m.bucket_cap)], "step": [now]}
         self.no_overlap_line.location = m.no_overlap_step
-        self.no_overlap_label.y = m.no_overlap_step
-        self.figure.visible = not hidden
+        self.no_overlap_label.update(y=m.no_overlap_step, visible=True)
         hangs = not any(step == step for step in steps)  # every cap NaN: the step hangs at every cap
         self.figure.title.text = TITLE_HANGS if hangs else SWEEP_TITLE
 
