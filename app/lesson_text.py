@@ -50,11 +50,13 @@ PROSE_CSS = inline("""
 .prose h1:hover a.header-anchor, .prose h2:hover a.header-anchor, .prose h3:hover a.header-anchor,
 .prose a.header-anchor:focus { visibility: visible; }
 .prose td, .prose th { border: 1px solid; border-collapse: collapse; padding: 5px; }
+.prose table { display: block; max-width: 100%; overflow-x: auto; }
 .prose p { overflow-wrap: break-word; }
 .prose pre { text-align: left; overflow-x: auto; }
 .prose .codehilite { background: var(--code-bg-color); }
 """)
-"""Panel's Markdown look (its ``markdown.css``), kept to the prose, with inline code at 10:1."""
+"""Panel's Markdown look (its ``markdown.css``), kept to the prose, with inline code at 10:1; a table
+wider than a phone scrolls in its own box."""
 
 SIDE_BY_SIDE_FROM = PINNED_FROM
 """The window width (px) from which the lab stands beside the text: where the lab pins its picture."""

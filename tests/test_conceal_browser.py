@@ -115,7 +115,7 @@ def ridge_and_regions_drawn(page: Page) -> bool:
 
 def test_a_concealed_roofline_draws_two_ceilings_and_nothing_where_they_cross(page: Page):
     page.goto(page.base_url + "/lesson?id=hidden")  # type: ignore[attr-defined]
-    card = page.get_by_role("region", name="Exercise: Below the ridge")
+    card = page.get_by_role("region", name="Exercise: A kernel at 8 FLOP/byte")
     card.get_by_role("button", name="Start this exercise").click()
     prediction = card.get_by_role("textbox", name="Your prediction")
     expect(prediction).to_be_visible()
