@@ -97,11 +97,7 @@ def summary_text(chosen: ClassExercise, shown: list[RoundVotes]) -> str:
         if exercise.choices
         else f"{format_number(exercise.answer)} {exercise.unit}"
     )
-    answer = (
-        f"answer {answer_text} (revealed)"
-        if current.round.revealed
-        else "answer hidden"
-    )
+    answer = f"answer {answer_text} (revealed)" if current.round.revealed else "answer hidden"
     before = "".join(f" · round {r.round.number}: {len(r.predictions)} locked" for r in shown[:-1])
     return f"locked = {len(current.predictions)} · round {current.round.number} · {answer}{before}"
 

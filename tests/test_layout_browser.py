@@ -109,9 +109,7 @@ def test_on_a_phone_the_plot_comes_first_and_the_time_bar_is_big_enough_to_tap(p
 
 
 @pytest.mark.parametrize("lab", registrations(), ids=lambda lab: lab.slug)
-def test_on_a_laptop_each_lab_shows_its_plot_and_play_on_the_first_screen_and_its_title_once(
-    browser, live_server, lab
-):
+def test_on_a_laptop_each_lab_shows_its_plot_and_play_on_the_first_screen_and_its_title_once(browser, live_server, lab):
     context = browser.new_context(viewport=LAPTOP)
     page = context.new_page()
     page.base_url = live_server.url

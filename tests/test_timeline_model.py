@@ -18,6 +18,7 @@ from labs.timeline.model import (
     CUSTOM,
     EMBEDDING_FIRST,
     EQUAL_LAYERS,
+    EQUAL_LAYERS_BF16,
     FIRST_ITERATION,
     MIB,
     PRESETS,
@@ -482,7 +483,8 @@ def test_number_controls_take_typed_numbers():
 
 def test_presets_and_layers_stay_in_step():
     m = TimelineModel()
-    assert list(PRESETS) == [EQUAL_LAYERS, EMBEDDING_FIRST]
+    assert list(PRESETS) == [EQUAL_LAYERS, EQUAL_LAYERS_BF16, EMBEDDING_FIRST]
+    assert preset_layers(EQUAL_LAYERS_BF16) == ", ".join(["4:2"] * 8)  # fp32's 8 MiB a layer in 2-byte gradients
     assert m.layers == preset_layers(EQUAL_LAYERS) == ", ".join(["8:2"] * 8)
     m.choose_preset(EMBEDDING_FIRST)
     assert m.layers == preset_layers(EMBEDDING_FIRST)

@@ -209,6 +209,15 @@ export function render({ model }) {
       footer = null
     }
   }
+  // A code block or table wider than the text scrolls in its own box; a keyboard user must be able
+  // to reach it to scroll it (WCAG 2.1.1), so such a box takes a tab stop, and only while it scrolls.
+  const reachable = () => {
+    for (const box of parts.querySelectorAll(".prose pre, .prose table")) {
+      if (box.scrollWidth > box.clientWidth + 1) box.tabIndex = 0
+      else box.removeAttribute("tabindex")
+    }
+  }
+  new ResizeObserver(reachable).observe(parts)
   let place = () => {}
   const lab = model.get_child("lab")
   if (lab) {

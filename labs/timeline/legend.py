@@ -96,7 +96,7 @@ def legend_html() -> str:
     ]
     return inline(
         f'{LEGEND_CSS}<div class="key"><ul class="key-list" aria-label="Key to the Gantt">'
-        f'{"".join(_swatches(COMMON) + marks)}</ul>'
+        f"{''.join(_swatches(COMMON) + marks)}</ul>"
         "<details><summary>Key to what breaks the overlap</summary>"
         f'<ul class="key-list" aria-label="Key to what breaks the overlap">{"".join(_swatches(WRONG))}</ul>'
         "</details></div>"
