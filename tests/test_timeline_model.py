@@ -550,3 +550,26 @@ def test_two_models_share_nothing():
     a.apply("ranks", "2")
     assert b.preset == EQUAL_LAYERS and b.ranks == 8 and b.bucket_count == 3
     assert not math.isclose(a.step_time, b.step_time)
+
+
+def test_the_choice_quantities_read_the_schedule():
+    """What choice exercises ask: valid or not, the step against no overlap, latency against payload."""
+    m = TimelineModel()
+    assert (m.result, m.against_no_overlap) == ("valid", "shorter")
+    m.apply("sync_each", True)  # backward waits for every all-reduce: the no-overlap step exactly
+    assert m.step_time == pytest.approx(m.no_overlap_step) and m.against_no_overlap == "as long"
+    m.reset()
+    m.apply("optimizer_waits", False)
+    assert m.result == "invalid"
+    m.reset()
+    m.param.update(compute_slowdown=3.0, comm_slowdown=3.0)
+    assert m.against_no_overlap == "longer"
+    m.reset()
+    assert m.cost_share == "mostly payload"  # α = 0: nothing but bytes
+    m.apply("latency", 100)  # 2(p − 1)α = 1.4 ms a bucket, against 1.75 × S / B_net
+    m.param.update(first_bucket_cap=4.0, bucket_cap=4.0)
+    m.apply("preset", EQUAL_LAYERS_BF16)  # 4 MiB buckets: 0.73 ms of bytes each
+    assert m.cost_share == "mostly latency"
+    crossover_mib = 8 * 100e-6 * 10e9 / 2**20  # p·α·B_net bytes: the two terms are equal
+    m.apply("layers", ", ".join([f"{crossover_mib}:2"] * 8))
+    assert m.cost_share == "half and half"

@@ -37,5 +37,6 @@ LAB = LabRegistration(
     choices={
         "result": ("valid", "invalid"),
         "against_no_overlap": ("shorter", "as long", "longer"),
+        "cost_share": ("mostly latency", "mostly payload", "half and half"),
     },
 )

@@ -51,7 +51,7 @@ from labs.timeline.presets import (
     matching_preset,
     preset_layers,
 )
-from labs.timeline.schedule import Effects, Schedule, step_end, step_schedule
+from labs.timeline.schedule import Effects, Schedule, ring_allreduce_ms, step_end, step_schedule
 
 __all__ = [
     "AFTER_REBUILD",
@@ -441,6 +441,21 @@ class TimelineModel(TimelineControls):
         if abs(difference) <= SAME_STEP_MS:
             return "as long"
         return "shorter" if difference < 0 else "longer"
+
+    @property
+    def cost_share(self) -> str:
+        """What the all-reduces' solo time mostly pays for: latency, payload, or both alike.
+
+        The ring's 2(p − 1)·α per bucket against 2(p − 1)/p · S / B for its bytes, summed over the
+        buckets: ``"mostly latency"``, ``"mostly payload"`` or ``"half and half"`` (within 1%).
+        """
+        sizes = np.array([bucket.nbytes for bucket in self.buckets], dtype=float)
+        latency = float(np.sum(ring_allreduce_ms(sizes, self.ranks, self.bandwidth, self.latency)))
+        payload = float(np.sum(ring_allreduce_ms(sizes, self.ranks, self.bandwidth, 0.0)))
+        latency -= payload
+        if abs(latency - payload) <= 0.01 * max(latency, payload):
+            return "half and half"
+        return "mostly latency" if latency > payload else "mostly payload"
 
     @property
     def read_early(self) -> tuple[int, ...]:
