@@ -3,7 +3,8 @@
 Starts the app (``python -m app``) on a free loopback port and opens each page in Chromium twice:
 a laptop window (1280 × 800) and a phone's mobile browser (375 × 812, touch, 2× screen; a desktop
 window as narrow never shows what a phone does). It saves what is on the first screen, no
-scrolling, as PNG files; for the exercise, after "Start this exercise" has been pressed. Look at
+scrolling, as PNG files; for two exercises (a number, a choice), after "Start this exercise" has been
+pressed. Look at
 them after a change to the layout (the tests check the measurable part: tests/test_layout_browser.py).
 
 Usage: ``.venv/bin/python tools/screenshots.py [--out test-artifacts/screens]``
@@ -25,8 +26,12 @@ from tests.chromium import launch  # noqa: E402
 from tests.conftest import PHONE  # noqa: E402
 
 SCREENS = {"laptop": {"viewport": {"width": 1280, "height": 800}}, "phone": PHONE}
-EXERCISE = ("buckets", "Everything in one bucket", "Bucket timeline lab")
-"""The exercise shot once started: lesson, exercise title, the lab it uses."""
+EXERCISES = {
+    "exercise": ("buckets", "Everything in one bucket", "Bucket timeline lab", "textbox"),
+    "choice": ("hidden", "Heavy contention on both sides", "Bucket timeline lab", "group"),
+}
+"""The exercises shot once started: lesson, exercise title, the lab it uses, the prediction's role
+(a typed number's text box, a choice's group of radio buttons)."""
 
 
 def lab_ready(page: Page, title: str) -> None:
@@ -37,7 +42,7 @@ def lab_ready(page: Page, title: str) -> None:
 
 
 def main() -> None:
-    """Save ``<screen>-<page>.png`` for each lab and the started exercise."""
+    """Save ``<screen>-<page>.png`` for each lab and the started exercises."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("test-artifacts/screens"), help="where the PNGs go")
     args = parser.parse_args()
@@ -53,14 +58,15 @@ def main() -> None:
                     page.goto(f"{server.base_url}/{lab.slug}")
                     lab_ready(page, lab.title)
                     page.screenshot(path=str(args.out / f"{screen}-{lab.slug}.png"))
-                lesson, title, lab_title = EXERCISE
-                page.goto(f"{server.base_url}/lesson?id={lesson}")
-                card = page.get_by_role("region", name=f"Exercise: {title}")
-                card.get_by_role("button", name="Start this exercise").click()
-                expect(card.get_by_role("textbox", name="Your prediction")).to_be_visible()
-                lab_ready(page, lab_title)
-                card.get_by_role("textbox", name="Your prediction").scroll_into_view_if_needed()
-                page.screenshot(path=str(args.out / f"{screen}-exercise.png"))
+                for name, (lesson, title, lab_title, role) in EXERCISES.items():
+                    page.goto(f"{server.base_url}/lesson?id={lesson}")
+                    card = page.get_by_role("region", name=f"Exercise: {title}")
+                    card.get_by_role("button", name="Start this exercise").click()
+                    prediction = card.get_by_role(role, name="Your prediction")
+                    expect(prediction).to_be_visible()
+                    lab_ready(page, lab_title)
+                    prediction.scroll_into_view_if_needed()
+                    page.screenshot(path=str(args.out / f"{screen}-{name}.png"))
                 context.close()
             browser.close()
     finally:
