@@ -34,15 +34,16 @@ def fresh_limit(monkeypatch):
     monkeypatch.setattr("app.classroom.student.SHARED_READS", RecentReads(fresh_s=0.0))  # every poll reads
 
 
-def runner_for(store: ClassStore, student: str = ME) -> ExerciseRunner:
-    share = ClassShare(store)  # headless: database work runs at once
+def runner_for(store: ClassStore, student: str = ME, lesson=LESSON, exercise=EXERCISE, lab=QueueLab) -> ExerciseRunner:
+    """One student's exercise with the class on (headless: database work runs at once)."""
+    share = ClassShare(store)
     share.student = student
     return ExerciseRunner(
-        lab=QueueLab(),
+        lab=lab(),
         session=ExerciseSession(),
         progress=ProgressStore(),
-        exercise=EXERCISE,
-        lesson_slug=LESSON.slug,
+        exercise=exercise,
+        lesson_slug=lesson.slug,
         classroom=share,
     )
 
@@ -181,22 +182,9 @@ CHOICE = CHOICE_LESSON.exercise("overlap-slower-than-none")
 CHOICE_KEY = f"{CHOICE_LESSON.slug}/{CHOICE.id}"
 
 
-def choice_runner(store: ClassStore, student: str) -> ExerciseRunner:
-    share = ClassShare(store)
-    share.student = student
-    return ExerciseRunner(
-        lab=TimelineLab(),
-        session=ExerciseSession(),
-        progress=ProgressStore(),
-        exercise=CHOICE,
-        lesson_slug=CHOICE_LESSON.slug,
-        classroom=share,
-    )
-
-
 def test_a_choice_is_shared_as_its_position_and_the_class_counted_per_choice(store, monkeypatch):
     assert CHOICE.choices == ("shorter", "as long", "longer")
-    students = [choice_runner(store, f"{k:032x}") for k in range(4)]
+    students = [runner_for(store, f"{k:032x}", CHOICE_LESSON, CHOICE, TimelineLab) for k in range(4)]
     refused = students[0]
     lock(refused, "faster")  # not one of the choices: refused, nothing shared
     assert refused.prediction is None and "choose one of the answers" in refused.notice
