@@ -1,0 +1,114 @@
+"""The trace import on real traces from other projects, against an independent GPU-clock reading.
+
+The fixtures (tests/fixtures/traces/real/, listed with source, commit and licence in SOURCES.md)
+were written by HolisticTraceAnalysis's and TraceLens's authors on their GPUs, not by us.
+tests/trace_reference.py reads each step from the GPU clock alone, with its own simple rules and
+no code from app.trace; the import must agree with it within 0.05 ms or 3 %.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import re
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from app.trace.__main__ import main as cli
+from tests import trace_reference as reference
+
+REAL = Path(__file__).parent / "fixtures" / "traces" / "real"
+DDP = {
+    "hta_nccl_data.json.gz": "NCCL, 2 ranks, 2024, GPU optimizer annotation",
+    "hta_sampled_rank0.json.gz": "NCCL, 128 ranks, 2023, SendRecv-named all-reduce, empty Input Dims",
+    "hta_sampled_rank1.json.gz": "the same run, rank 1",
+    "tracelens_mi300_resnet_act_checkpoint.json.gz": "RCCL on MI300, ncclDevKernel_Generic, GPU behind the host",
+}
+"""The real DDP training traces, each read step by step."""
+
+
+def tolerance(want: float) -> float:
+    """0.05 ms or 3 %, whichever is larger."""
+    return max(0.05, 0.03 * abs(want))
+
+
+@cache
+def reference_steps(name: str) -> tuple[reference.RefStep, ...]:
+    return tuple(reference.read(REAL / name))
+
+
+def imported(name: str, step: int, capsys) -> dict:
+    """``python -m app.trace FILE --step N --json``, run in this process."""
+    assert cli([str(REAL / name), "--step", str(step), "--json"]) == 0, capsys.readouterr().err
+    return json.loads(capsys.readouterr().out)["ranks"][0]
+
+
+KNOWN_WRONG: dict[str, str] = {
+    "hta_sampled_rank0.json.gz": "issue 33 (3, 4): sizes from nccl:all_reduce; SendRecv kernels dropped",
+    "hta_sampled_rank1.json.gz": "issue 33 (3, 4): sizes from nccl:all_reduce; SendRecv kernels dropped",
+    "tracelens_mi300_resnet_act_checkpoint.json.gz": "issue 33 (1): kernels chosen by the host clock",
+}
+"""Traces the import still reads wrong, and why (each fix removes its line)."""
+
+
+def case(name: str, *values, wrong: dict[str, str]) -> object:
+    marks = [pytest.mark.xfail(strict=True, reason=wrong[name])] if name in wrong else []
+    return pytest.param(name, *values, marks=marks, id="-".join(map(str, (name.removesuffix(".json.gz"), *values))))
+
+
+CASES = [(name, s.number) for name in DDP for s in reference_steps(name)]
+
+
+def test_fixtures_are_listed_with_their_source_and_intact():
+    sources = (REAL / "SOURCES.md").read_text()
+    files = sorted(REAL.glob("*.gz"))
+    assert sum(f.stat().st_size for f in files) <= 5 * 2**20
+    for f in files:
+        row = next((line for line in sources.splitlines() if line.startswith(f"| {f.name} |")), None)
+        assert row is not None, f"{f.name} is not in SOURCES.md"
+        digest = re.search(r"\| ([0-9a-f]{16}) \|", row).group(1)
+        assert hashlib.sha256(gzip.decompress(f.read_bytes())).hexdigest()[:16] == digest
+        assert re.search(r"\| [0-9a-f]{40} \|", row), "each file names the commit it was taken from"
+
+
+def test_the_reference_finds_every_ddp_trace_and_none_of_the_others():
+    assert {name for name, _ in CASES} == set(DDP)
+    for other in set(f.name for f in REAL.glob("*.gz")) - set(DDP):
+        assert reference_steps(other) == ()
+
+
+@pytest.mark.parametrize(("name", "step"), [case(n, s, wrong=KNOWN_WRONG) for n, s in CASES])
+def test_import_agrees_with_the_gpu_clock_reference(name, step, capsys):
+    want = next(s for s in reference_steps(name) if s.number == step)
+    got = imported(name, step, capsys)
+    assert len(got["buckets"]) == len(want.buckets)
+    assert [b["bytes"] for b in got["buckets"]] == [b.nbytes for b in want.buckets]
+    for b, w in zip(got["buckets"], want.buckets, strict=True):
+        assert b["end_ms"] - b["start_ms"] == pytest.approx(w.duration_ms, abs=tolerance(w.duration_ms))
+    assert got["tail_ms"] == pytest.approx(want.tail_ms, abs=tolerance(want.tail_ms))
+    assert got["exposed_ms"] == pytest.approx(want.exposed_ms, abs=tolerance(want.exposed_ms))
+
+
+REFUSED = {
+    "hta_ns_resolution_world1.json.gz": r"world size 1|world_size 1|a single rank",
+    "tracelens_b200_eager_inference.json.gz": r"not training|no backward|inference",
+    "hta_simple_add_et.json.gz": r"execution trace|not a Chrome trace",
+}
+"""Real traces that are not DDP training, and the reason each refusal must name."""
+WRONG_REASON = {name: "issue 33 (5): refused for another reason" for name in REFUSED}
+
+
+@pytest.mark.parametrize("name", [case(n, wrong=WRONG_REASON) for n in sorted(REFUSED)])
+def test_refusals_name_the_real_reason(name):
+    done = subprocess.run(
+        [sys.executable, "-m", "app.trace", str(REAL / name)], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
+    assert re.search(REFUSED[name], done.stderr), done.stderr
+    assert "FSDP" not in done.stderr and "no training step found" not in done.stderr
