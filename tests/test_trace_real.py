@@ -51,7 +51,6 @@ def imported(name: str, step: int, capsys) -> dict:
 KNOWN_WRONG: dict[str, str] = {
     "hta_sampled_rank0.json.gz": "issue 33 (3, 4): sizes from nccl:all_reduce; SendRecv kernels dropped",
     "hta_sampled_rank1.json.gz": "issue 33 (3, 4): sizes from nccl:all_reduce; SendRecv kernels dropped",
-    "tracelens_mi300_resnet_act_checkpoint.json.gz": "issue 33 (1): kernels chosen by the host clock",
 }
 """Traces the import still reads wrong, and why (each fix removes its line)."""
 

@@ -239,9 +239,13 @@ def nccl_trace(
         ext += 3
         corr += 1
     # the optimizer: host annotation after backward, GPU annotation and kernel when the stream gets there
-    ev.append(_x("Optimizer.step#SGD.step", "user_annotation", HOST_PID, MAIN_TID, 1200.0, 300.0))
+    # (the GPU annotation carries its host annotation's External id)
+    opt = {"External id": ext}
+    ev.append(_x("Optimizer.step#SGD.step", "user_annotation", HOST_PID, MAIN_TID, 1200.0, 300.0, **opt))
     ev.append(_x("cudaLaunchKernel", "cuda_runtime", HOST_PID, MAIN_TID, 1210.0, 5.0, correlation=corr))
-    ev.append(_x("Optimizer.step#SGD.step", "gpu_user_annotation", GPU_PID, COMPUTE_STREAM, OPTIMIZER_GPU, 300.0))
+    ev.append(
+        _x("Optimizer.step#SGD.step", "gpu_user_annotation", GPU_PID, COMPUTE_STREAM, OPTIMIZER_GPU, 300.0, **opt)
+    )
     ev.append(
         _x(
             "void at::native::multi_tensor_apply_kernel",

@@ -14,12 +14,17 @@ Definitions (times in µs on the trace's clock inside, ms relative to the step's
 - **Bytes**: ``In msg nelems`` or the first input's shape, times the dtype's size.
 - **Gradients**: the shapes of the accumulations since the previous issue, when their elements add
   up to the bucket's (otherwise the trace does not say which gradients a bucket holds).
-- **Backward compute**: on a GPU trace, the non-NCCL kernels launched from inside a backward node
-  (by ``correlation``; fallback: every non-NCCL kernel between backward's start and the optimizer);
-  on a CPU trace, each top-level backward node on the autograd thread, cut at the first collective
-  issued inside it (on gloo the autograd thread can wait there until the all-reduce has run).
-- **Optimizer start**: the ``Optimizer.step#...`` GPU annotation on a GPU trace, else the host's.
-- A run paired with an issue must start before the step ends (on a GPU, before one more step's
+- **Backward compute**: on a GPU trace, the non-NCCL kernels launched (by ``correlation``) from
+  inside one of the step's backward nodes, wherever they ran on the GPU clock: the GPU often runs a
+  step or more behind the host (fallback, for a trace without launch links: every non-NCCL kernel
+  between backward's start and the optimizer); on a CPU trace, each top-level backward node on the
+  autograd thread, cut at the first collective issued inside it (on gloo the autograd thread can
+  wait there until the all-reduce has run).
+- **Optimizer start**: on a GPU trace, the ``Optimizer.step#...`` GPU annotation with the host
+  step's ``External id``, else the first kernel the host's ``Optimizer.step#...`` launched (traces
+  before 2024 have no GPU annotation), else the host's; on a CPU trace, the host's.
+- A run linked to its issue (``External id``, ``correlation``, flow) is this step's wherever it ran.
+  A run paired by order alone must start before the step ends (on a GPU, before one more step's
   length): otherwise it is a later step's and this issue's run is missing.
 - An all-reduce of integers is DDP's map of used parameters (``find_unused_parameters=True``, an
   int32 tensor with one element per parameter, seen in torch 2.13 traces) and is left out; on
@@ -212,9 +217,15 @@ class StepReader:
             e for e in self.events if e.ph == "X" and e.cat == "kernel" and not NCCL_ANY.match(e.name)
         ]
         self.launch_of = {}
+        self.launches_by_thread: dict[tuple, list[Event]] = {}
         for e in self.events:
             if e.ph == "X" and e.cat in ("cuda_runtime", "cuda_driver") and "correlation" in e.args:
                 self.launch_of[e.args["correlation"]] = e
+                self.launches_by_thread.setdefault(e.thread, []).append(e)
+        self.launch_ts_by_thread = {k: [e.ts for e in v] for k, v in self.launches_by_thread.items()}
+        self.compute_by_correlation = {
+            e.args["correlation"]: e for e in self.compute_kernels if "correlation" in e.args
+        }
         if backend:
             self.backend = backend
         elif self.nccl_kernels:
@@ -239,6 +250,9 @@ class StepReader:
             e for e in self.events if e.cat == "gpu_user_annotation" and e.name.startswith(OPTIMIZER_STEP)
         ]
         self.gpu_optimizer_ts = [e.ts for e in self.gpu_optimizers]
+        self.gpu_optimizer_by_external = {
+            e.args["External id"]: e for e in self.gpu_optimizers if "External id" in e.args
+        }
         self.kernel_ts = [e.ts for e in self.compute_kernels]
         self.gloo_pairs = pair_gloo(self.issues_everywhere, self.gloo_runs)
         self.nccl = NcclLinks(self.events) if self.nccl_kernels else None
@@ -330,8 +344,12 @@ class StepReader:
             else:
                 ready, ready_from = issue.ts, "the issue (no AccumulateGrad before it)"
             run, link = self._run(issue)
-            if run is not None and run.ts >= step.end + (step.duration if self.gpu else 0.0):
-                run = None  # paired with a later step's run: this one's is missing (a GPU may lag a step)
+            if (
+                run is not None
+                and link.startswith(("order", "gloo"))
+                and run.ts >= step.end + (step.duration if self.gpu else 0.0)
+            ):
+                run = None  # paired by order alone with a later step's run: this one's is missing
             if run is None:
                 if strict:
                     raise TraceError(f"the run of {step.label}'s all-reduce {index} is missing from the file")
@@ -384,6 +402,61 @@ class StepReader:
         pair = self.nccl_pairs.get(id(issue)) or self.gloo_pairs.get(id(issue))
         return pair if pair is not None else (None, "")
 
+    def launched(self, op: Event) -> list[Event]:
+        """The compute kernels launched from inside a host op (by ``correlation``), wherever they ran.
+
+        Parameters
+        ----------
+        op : Event
+            A host op (a backward node, the optimizer step).
+
+        Returns
+        -------
+        list of Event
+            Its kernels, in launch order; communication kernels are not included.
+        """
+        launches = self.launches_by_thread.get(op.thread, [])
+        ts = self.launch_ts_by_thread.get(op.thread, [])
+        found = []
+        for launch in launches[bisect_left(ts, op.ts) : bisect_right(ts, op.end)]:
+            if launch.end <= op.end + 1e-3:
+                kernel = self.compute_by_correlation.get(launch.args["correlation"])
+                if kernel is not None:
+                    found.append(kernel)
+        return found
+
+    def _device_compute(
+        self, nodes: list[Event], first_node: float, host_opt: Event | None, window_end: float
+    ) -> tuple[np.ndarray, float, float, str]:
+        """Backward compute and the optimizer's start on the GPU clock, chosen by launch, not by time.
+
+        A kernel belongs to backward when a backward node of this step launched it, wherever it ran
+        (the GPU often runs a step or more behind the host). The optimizer starts on the device at
+        its ``gpu_user_annotation`` (the one with the host step's ``External id``), else at the first
+        kernel the host's ``Optimizer.step#...`` launched. A trace without launch links falls back to
+        the kernels between backward's start and the optimizer on the trace's clock.
+        """
+        if self.compute_by_correlation and self.launches_by_thread:
+            picked = [(k.ts, k.end) for node in _top_level(nodes) for k in self.launched(node)]
+        else:
+            picked = [
+                (k.ts, k.end)
+                for k in self.compute_kernels[
+                    bisect_left(self.kernel_ts, first_node) : bisect_right(self.kernel_ts, window_end)
+                ]
+            ]
+        compute = intervals.union(picked)
+        bwd_start = float(compute[0, 0]) if len(compute) else first_node
+        annotation = self.gpu_optimizer_by_external.get(host_opt.args.get("External id")) if host_opt else None
+        kernels = self.launched(host_opt) if host_opt is not None and annotation is None else []
+        if annotation is not None:
+            opt_start, opt_from = annotation.ts, "Optimizer.step (GPU annotation)"
+        elif kernels:
+            opt_start, opt_from = min(k.ts for k in kernels), "Optimizer.step (its first kernel)"
+        else:
+            opt_start, opt_from = window_end, "Optimizer.step (host: no optimizer kernel is linked to it)"
+        return compute, bwd_start, opt_start, opt_from
+
     def _compute(
         self,
         nodes: list[Event],
@@ -394,32 +467,7 @@ class StepReader:
         step: Step,
     ) -> tuple[np.ndarray, float, float, str]:
         if self.gpu and self.compute_kernels:
-            spans = sorted((n.ts, n.end) for n in _top_level(nodes))
-            starts = [s for s, _ in spans]
-
-            def in_backward(kernel: Event) -> bool:
-                launch = self.launch_of.get(kernel.args.get("correlation"))
-                if launch is None:
-                    return None
-                k = bisect_right(starts, launch.ts) - 1
-                return k >= 0 and launch.ts <= spans[k][1]
-
-            k = bisect_left(self.gpu_optimizer_ts, first_node)
-            gpu_opt = self.gpu_optimizers[k] if k < len(self.gpu_optimizers) else None
-            if gpu_opt is not None and gpu_opt.ts >= step.end + step.duration:
-                gpu_opt = None
-            opt_start = gpu_opt.ts if gpu_opt is not None else window_end
-            opt_from = "Optimizer.step (GPU annotation)" if gpu_opt is not None else "Optimizer.step (host)"
-            picked = []
-            lo = bisect_left(self.kernel_ts, first_node)
-            hi = bisect_right(self.kernel_ts, max(opt_start, step.end))
-            for kernel in self.compute_kernels[lo:hi]:
-                linked = in_backward(kernel)
-                if linked or (linked is None and first_node <= kernel.ts < opt_start):
-                    picked.append((kernel.ts, kernel.end))
-            compute = intervals.union(picked)
-            bwd_start = float(compute[0, 0]) if len(compute) else first_node
-            return compute, bwd_start, opt_start, opt_from
+            return self._device_compute(nodes, first_node, host_opt, window_end)
         pieces = []
         issues = self.issues_by_thread.get(thread, [])
         starts = self.issue_ts_by_thread.get(thread, [])
