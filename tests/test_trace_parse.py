@@ -388,6 +388,25 @@ def test_sizes_missing_refuse_the_fit_only():
         fit_network(tl)
 
 
+def test_empty_input_dims_are_an_unknown_size_and_the_nested_nccl_range_has_it():
+    """2022-23 traces: c10d::allreduce_ has Input Dims [[], [], [], []], nccl:all_reduce the shape."""
+    data = synth.nccl_trace(0)
+    for e in data["traceEvents"]:
+        args = e.get("args", {})
+        for key in ("In msg nelems", "dtype", "Input Dims"):
+            args.pop(key, None)
+        if e["name"] == "c10d::allreduce_":
+            args.update({"Input Dims": [[], [], [], []], "Input type": ["TensorList", "", "", "Scalar"]})
+    tl = parse_trace(synth.encode(data)).timeline()
+    assert [b.nbytes for b in tl.buckets] == [None, None, None]  # unknown, not 4 bytes
+    numel = iter(numel for numel, *_ in synth.BUCKETS)
+    for e in data["traceEvents"]:
+        if e["name"] == "nccl:all_reduce":
+            e["args"].update({"Input Dims": [[next(numel)]], "Input type": ["float"]})
+    tl = parse_trace(synth.encode(data)).timeline()
+    assert [b.nbytes for b in tl.buckets] == synth.NCCL_EXPECTED["bytes"]
+
+
 def test_no_such_step():
     with pytest.raises(TraceError, match="there is no step 7; the steps are 2, 3"):
         parsed("schedule", 0).timeline(7)

@@ -48,7 +48,9 @@ def first_dims(ev: Event) -> list | None:
     dims = ev.args.get("Input Dims")
     while isinstance(dims, list) and dims and isinstance(dims[0], list):
         if all(isinstance(x, int) for x in dims[0]):
-            return dims[0]
+            # an empty shape: in 2022-23 traces c10d::allreduce_ has Input Dims [[], [], [], []], and its
+            # size is unknown there (it is on the nested nccl:all_reduce), not one element
+            return dims[0] or None
         dims = dims[0]
     return None
 

@@ -11,7 +11,10 @@ Definitions (times in µs on the trace's clock inside, ms relative to the step's
   ``AccumulateGrad`` node that ended before it; the issue itself.
 - **Start, end**: the collective as it ran (see :mod:`app.trace.links`). Fallback when no run is
   found: the issue's own span, said in the bucket's ``link``.
-- **Bytes**: ``In msg nelems`` or the first input's shape, times the dtype's size.
+- **Bytes**: elements × the dtype's size, the elements from ``record_param_comms``'s ``In msg
+  nelems``, else the nested ``nccl:all_reduce``'s ``Input Dims`` (2022-23 traces give
+  ``c10d::allreduce_`` empty dims), else the issue's first input, else the kernel's args. An empty
+  or absent shape is unknown (None), never one element.
 - **Gradients**: the shapes of the accumulations since the previous issue, when their elements add
   up to the bucket's (otherwise the trace does not say which gradients a bucket holds).
 - **Backward compute**: on a GPU trace, the non-NCCL kernels launched (by ``correlation``) from
@@ -58,6 +61,9 @@ from app.trace.events import (
 )
 from app.trace.links import NCCL_ANY, NcclLinks, dtype_of, first_dims, nested, numel_of, pair_gloo, param_comms_in
 from app.trace.steps import Step
+
+NCCL_RANGE = "nccl:all_reduce"
+"""The range c10d's NCCL backend records inside ``c10d::allreduce_``, with the tensor's shape and type."""
 
 
 @dataclass(frozen=True)
@@ -238,6 +244,8 @@ class StepReader:
         self.host_ts = [e.ts for e in self.host]
         self.issue_op_ts = [e.ts for e in self.all_issues]
         self.comm_ts = [e.ts for e in self.comms]
+        self.nccl_ranges = [e for e in self.host if e.name.startswith(NCCL_RANGE)]
+        self.nccl_range_ts = [e.ts for e in self.nccl_ranges]
         lone = [c for c in self.comms if c.args.get("Collective name") == "allreduce"]
         lone = [c for c in lone if not any(nested(i, c) for i in self._around(c))]
         self.issues_everywhere = sorted(self.all_issues + lone, key=lambda e: e.ts)
@@ -267,6 +275,11 @@ class StepReader:
         """The issues that began shortly before ``ev`` (those that can hold it)."""
         k = bisect_right(self.issue_op_ts, ev.ts)
         return [i for i in self.all_issues[max(0, k - 8) : k] if i.ts <= ev.ts <= i.end and i.thread == ev.thread]
+
+    def _nccl_range_in(self, issue: Event) -> Event | None:
+        """The ``nccl:all_reduce`` range nested in an issue (it has the size when the issue's dims are empty)."""
+        lo, hi = bisect_left(self.nccl_range_ts, issue.ts), bisect_right(self.nccl_range_ts, issue.end)
+        return next((r for r in self.nccl_ranges[lo:hi] if nested(issue, r)), None)
 
     def _comms_near(self, issue: Event) -> list[Event]:
         """The ``record_param_comms`` that began within the issue on its thread."""
@@ -358,10 +371,11 @@ class StepReader:
                 notes.append(f"bucket {index}: no collective run found, so its issue's span stands for it")
             else:
                 start, end = run.ts, run.end
-            numel = numel_of(comms) or numel_of(issue) or numel_of(run)
+            nccl_range = self._nccl_range_in(issue)
+            numel = numel_of(comms) or numel_of(nccl_range) or numel_of(issue) or numel_of(run)
             grads = [a for a in accum if previous_issue < a.end <= issue.ts]
             shapes = [tuple(d) for d in (first_dims(a) for a in grads) if d is not None]
-            dtype = dtype_of(comms) or dtype_of(run) or (dtype_of(grads[0]) if grads else None)
+            dtype = dtype_of(comms) or dtype_of(nccl_range) or dtype_of(run) or (dtype_of(grads[0]) if grads else None)
             gradients = None
             if len(shapes) == len(grads) and shapes:
                 total = sum(int(np.prod(s)) for s in shapes)
@@ -395,7 +409,8 @@ class StepReader:
     def _integer(self, issue: Event) -> bool:
         """Whether an all-reduce reduces integers (DDP's used-parameter map), by its comms or run."""
         run, _ = self._run(issue)
-        dtype = dtype_of(param_comms_in(issue, self._comms_near(issue))) or dtype_of(run)
+        comms = param_comms_in(issue, self._comms_near(issue))
+        dtype = dtype_of(comms) or dtype_of(self._nccl_range_in(issue)) or dtype_of(run)
         return dtype is not None and dtype not in FLOAT_DTYPES
 
     def _run(self, issue: Event) -> tuple[Event | None, str]:
