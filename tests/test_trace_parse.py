@@ -217,6 +217,44 @@ def test_synthetic_nccl_figures_by_construction(links, how):
     assert tl.step_ms == pytest.approx(e["step_ms"])
 
 
+SYNTH_KERNEL = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+SEND_RECV = "ncclKernel_SendRecv_RING_SIMPLE_Sum_int8_t(ncclDevComm*, unsigned long, ncclWork*)"
+
+
+@pytest.mark.parametrize(
+    ("kernel", "links", "how"),
+    [
+        (SEND_RECV, ("correlation",), "correlation"),
+        (SEND_RECV, ("flow",), "ac2g flow"),
+        ("ncclDevKernel_Generic(ncclDevKernelArgsStorage<4096ul>)", ("external",), "External id"),
+        ("ncclSymkDevKernel_AllReduce_AGxLL_R_sum_f32(ncclSymkDevWorkArgs4K)", (), "order, size checked"),
+    ],
+)  # fmt: skip
+def test_any_communication_kernel_a_link_reaches_is_the_run(kernel, links, how):
+    """Links first, then the name: an all-reduce NCCL runs as SendRecv, RCCL's Generic, NCCL 2.27's Symk."""
+    data = synth.nccl_trace(0, links=links)
+    for e in data["traceEvents"]:
+        if e["name"] == SYNTH_KERNEL:
+            e["name"] = kernel
+    tl = parse_trace(synth.encode(data)).timeline()
+    assert {b.link for b in tl.buckets} == {how}
+    assert tl.tail_ms == pytest.approx(synth.NCCL_EXPECTED["tail_ms"])
+    assert tl.exposed_ms == pytest.approx(synth.NCCL_EXPECTED["exposed_ms"])
+
+
+def test_an_old_kernels_external_id_is_its_correlation_and_links_nothing():
+    """Before 2023 a kernel's External id repeats its correlation; a record_param_comms may have that number."""
+    data = synth.nccl_trace(0, links=("correlation",))
+    kernels = [e for e in data["traceEvents"] if e["name"] == SYNTH_KERNEL]
+    comms = [e for e in data["traceEvents"] if e["name"] == "record_param_comms" and e["args"].get("Seq") is not None]
+    for kernel in kernels:
+        kernel["args"]["External id"] = kernel["args"]["correlation"]
+    comms[0]["args"]["External id"] = kernels[2]["args"]["correlation"]  # the same number by chance
+    tl = parse_trace(synth.encode(data)).timeline()
+    assert {b.link for b in tl.buckets} == {"correlation"}
+    assert [tl.ms(b.start) for b in tl.buckets] == pytest.approx(synth.NCCL_EXPECTED["start_ms"])
+
+
 def test_synthetic_nccl_lab_settings_use_device_time():
     """Synthetic: compute 1.0-1.8 and 2.0-2.6 ms, all-reduces start at 1.5, 2.3, 2.9 ms."""
     from labs.timeline.model import TimelineModel

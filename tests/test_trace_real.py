@@ -48,11 +48,8 @@ def imported(name: str, step: int, capsys) -> dict:
     return json.loads(capsys.readouterr().out)["ranks"][0]
 
 
-KNOWN_WRONG: dict[str, str] = {
-    "hta_sampled_rank0.json.gz": "issue 33 (3, 4): sizes from nccl:all_reduce; SendRecv kernels dropped",
-    "hta_sampled_rank1.json.gz": "issue 33 (3, 4): sizes from nccl:all_reduce; SendRecv kernels dropped",
-}
-"""Traces the import still reads wrong, and why (each fix removes its line)."""
+KNOWN_WRONG: dict[str, str] = {}
+"""Traces the import still reads wrong, and why (each fix removed its line; none is left)."""
 
 
 def case(name: str, *values, wrong: dict[str, str]) -> object:

@@ -21,10 +21,12 @@ from collections import defaultdict
 
 from app.trace.events import DTYPE_BYTES, FLOW_CATEGORIES, GLOO_ALLREDUCE, PARAM_COMMS, Event
 
-NCCL_ALLREDUCE = re.compile(r"^nccl(Dev)?Kernel_(AllReduce|Generic)", re.IGNORECASE)
-"""NCCL kernels that can be an all-reduce (``ncclDevKernel_Generic`` too, as newer NCCL names them)."""
-NCCL_ANY = re.compile(r"^nccl", re.IGNORECASE)
-"""Every NCCL kernel (HTA's rule for communication kernels)."""
+NCCL_ALLREDUCE = re.compile(r"^nccl(Dev|SymkDev)?Kernel_(AllReduce|Generic)", re.IGNORECASE)
+"""NCCL kernels named as an all-reduce (``ncclDevKernel_Generic`` too, as newer NCCL and RCCL name them,
+and NCCL 2.27's symmetric ``ncclSymkDevKernel_AllReduce_*``): only these are paired by order alone."""
+NCCL_ANY = re.compile(r"^(nccl|rccl)", re.IGNORECASE)
+"""Every NCCL or RCCL kernel (HTA's rule for communication kernels). A kernel linked to an issued
+all-reduce is accepted whatever its name: some deployments run one as ``ncclKernel_SendRecv_*``."""
 
 
 def nested(outer: Event, inner: Event) -> bool:
@@ -139,15 +141,14 @@ class NcclLinks:
     """
 
     def __init__(self, events: list[Event]) -> None:
-        self.kernels = sorted(
-            (e for e in events if e.ph == "X" and e.cat == "kernel" and NCCL_ALLREDUCE.match(e.name)),
-            key=lambda e: e.ts,
-        )
+        linkable = [e for e in events if e.ph == "X" and e.cat == "kernel" and NCCL_ANY.match(e.name)]
+        self.kernels = sorted((e for e in linkable if NCCL_ALLREDUCE.match(e.name)), key=lambda e: e.ts)
         self.by_external: dict[object, Event] = {}
         self.by_correlation: dict[object, Event] = {}
         self.by_place: dict[tuple, Event] = {}
-        for k in self.kernels:
-            if "External id" in k.args:
+        for k in linkable:
+            # before 2023 a kernel's External id is its correlation, not its record_param_comms's
+            if "External id" in k.args and k.args["External id"] != k.args.get("correlation"):
                 self.by_external.setdefault(k.args["External id"], k)
             if "correlation" in k.args:
                 self.by_correlation.setdefault(k.args["correlation"], k)
