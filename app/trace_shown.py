@@ -22,15 +22,19 @@ COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = BLUE, ORANGE, EXPOSED_RED
 GANTT_KEYS = ("start", "end", "row", "color", "label", "height", "dy")
 
 
-def ms(value: float) -> str:
-    """A time in ms with three decimals (a trace's clock has µs and better)."""
-    return f"{value:.3f}"
+def ms(value: float | None) -> str:
+    """A time in ms with three decimals (a trace's clock has µs and better); ``unknown`` for None."""
+    return "unknown" if value is None else f"{value:.3f}"
+
+
+def _with_unit(value: float | None) -> str:
+    return "unknown" if value is None else f"{ms(value)} ms"
 
 
 def figures_text(tl: StepTimeline) -> str:
     """The readout's figures: ``all-reduces = N · tail = … ms · exposed = … ms · step = … ms``."""
     return (
-        f"all-reduces = {len(tl.buckets)} · tail = {ms(tl.tail_ms)} ms · exposed = {ms(tl.exposed_ms)} ms · "
+        f"all-reduces = {len(tl.buckets)} · tail = {_with_unit(tl.tail_ms)} · exposed = {_with_unit(tl.exposed_ms)} · "
         f"step = {ms(tl.step_ms)} ms"
     )
 
@@ -69,7 +73,8 @@ def bucket_table(run: RunTimeline | None, tl: StepTimeline) -> str:
             str(b.index + 1),
             "?" if b.nbytes is None else f"{b.nbytes / 2**20:.3f}",
             grads,
-            *(ms((x - zero) / 1e3) for x in (b.ready, b.issue, b.start, b.end)),
+            *(ms((x - zero) / 1e3) for x in (b.ready, b.issue)),
+            *((ms((x - zero) / 1e3) if b.measured else "?") for x in (b.start, b.end)),
         ]
         if several:
             cells.append(f"rank {run.last_ready_rank[b.index]}")
@@ -103,10 +108,12 @@ def gantt_columns(timelines: list[StepTimeline]) -> dict[str, list]:
         for start, end in tl.compute:
             bar(start, end, compute_row, COMPUTE_COLOUR)
         for b in tl.buckets:
-            bar(b.start, b.end, comm_row, COMM_COLOUR, f"bucket {b.index + 1}")
+            if b.measured:  # an all-reduce with no run in the trace has no bar: its time is unknown
+                bar(b.start, b.end, comm_row, COMM_COLOUR, f"bucket {b.index + 1}")
             bar(b.ready, b.ready, comm_row, READY_NAVY, READY_MARK, 0.0, -22)
             bar(b.issue, b.issue, comm_row, ISSUE_BROWN, ISSUE_MARK, 0.0, 8)
-        window = clip(tl.communication, tl.backward_start, tl.optimizer_start)
+        measured = np.array([[b.start, b.end] for b in tl.buckets if b.measured], float).reshape(-1, 2)
+        window = clip(measured, tl.backward_start, tl.optimizer_start)
         for start, end in _uncovered_pieces(window, tl.compute):
             bar(start, end, comm_row, EXPOSED_COLOUR, "", 0.15)
     return columns

@@ -258,9 +258,10 @@ class TraceView(Viewer):
         self._shown = f"ranks = {len(shown)} · {figures_text(tl)}"
         self.status.show(html.escape(self._shown))
         self.table.object = bucket_table(run, tl)
-        self.open_lab.disabled = False
+        # the lab needs every bucket's size and time: a trace without them is shown, not modelled
+        self.open_lab.disabled = not (tl.measured and all(b.nbytes is not None for b in tl.buckets))
         self._run, self._timeline = run, tl
-        if self.lab is not None:
+        if self.lab is not None and not self.open_lab.disabled:
             with pn.io.hold():
                 self._fill_lab()
 

@@ -75,3 +75,19 @@ def test_a_file_without_its_rank_asks_for_it_whichever_lands_first(tmp_path, ran
     (picker,) = view.rank_pickers.objects
     picker.value = 0
     assert readout(GLOO) in view.status.text
+
+
+def test_a_bucket_whose_kernel_is_not_in_the_trace_shows_unknown_figures_and_no_lab(tmp_path):
+    from tests import trace_synth as synth
+
+    data = synth.nccl_trace(0)
+    kernels = [e for e in data["traceEvents"] if e["name"].startswith("ncclDevKernel_AllReduce")]
+    data["traceEvents"].remove(kernels[-1])
+    cut = tmp_path / "cut.json"
+    cut.write_bytes(synth.encode(data))
+    view = TraceView()
+    drop(view, [cut])
+    assert "tail = unknown · exposed = unknown · step" in view.status.text
+    assert view.open_lab.disabled
+    assert "bucket 3" not in view.source.data["label"]  # no bar for a run that is not in the trace
+    assert view.table.object.count("<td style='padding:2px 8px;text-align:right'>?</td>") >= 2

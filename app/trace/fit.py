@@ -84,8 +84,9 @@ def fit_network(source: StepTimeline | RunTimeline | Sequence[StepTimeline], ran
     p = ranks or next((t.world_size for t in timelines if t.world_size), None)
     if p is None or p < 2:
         raise TraceError("the number of ranks is unknown or below 2, so no bandwidth can be fitted: give it")
-    sizes = np.array([b.nbytes for t in timelines for b in t.buckets if b.nbytes is not None], float)
-    durations = np.array([b.duration_ms for t in timelines for b in t.buckets if b.nbytes is not None], float)
+    known = [b for t in timelines for b in t.buckets if b.nbytes is not None and b.measured]
+    sizes = np.array([b.nbytes for b in known], float)
+    durations = np.array([b.duration_ms for b in known], float)
     if len(sizes) == 0:
         raise TraceError("the trace gives no bucket sizes (profile with record_shapes=True), so nothing can be fitted")
     steps = 2 * (p - 1)
@@ -145,7 +146,7 @@ def lab_settings(source: StepTimeline | RunTimeline, fit: NetworkFit | None = No
     Raises
     ------
     TraceError
-        If a bucket's size is unknown, or the fit fails.
+        If a bucket's size or timing is unknown, or the fit fails.
     """
     fit = fit or fit_network(source)
     if isinstance(source, RunTimeline):
@@ -155,6 +156,8 @@ def lab_settings(source: StepTimeline | RunTimeline, fit: NetworkFit | None = No
         timeline = source
     if any(b.nbytes is None for b in timeline.buckets):
         raise TraceError("a bucket's size is missing from the trace (profile with record_shapes=True)")
+    if not timeline.measured:
+        raise TraceError("a bucket's all-reduce has no run in the trace, so its timing is unknown")
     from app.trace import intervals  # local: keeps this module's imports to what the fit needs
 
     pairs = []

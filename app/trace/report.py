@@ -11,6 +11,10 @@ def _mib(nbytes: int | None) -> str:
     return "?" if nbytes is None else f"{nbytes / 2**20:.3f}"
 
 
+def _ms(value: float | None) -> str:
+    return "unknown" if value is None else f"{value:.3f} ms"
+
+
 def timeline_dict(tl: StepTimeline, last_ready: tuple[int, ...] | None = None) -> dict:
     """One rank's step as plain data (times in ms from the step's start).
 
@@ -40,6 +44,7 @@ def timeline_dict(tl: StepTimeline, last_ready: tuple[int, ...] | None = None) -
             "end_ms": tl.ms(b.end),
             "ready_from": b.ready_from,
             "link": b.link,
+            "measured": b.measured,
         }
         if last_ready is not None:
             row["last_ready_rank"] = last_ready[b.index]
@@ -111,11 +116,11 @@ def status_line(tl: StepTimeline) -> str:
     Returns
     -------
     str
-        ``all-reduces = N, tail = … ms, exposed = … ms, step = … ms``.
+        ``all-reduces = N, tail = … ms, exposed = … ms, step = … ms`` (``unknown`` where a run is missing).
     """
     return (
-        f"all-reduces = {len(tl.buckets)}, tail = {tl.tail_ms:.3f} ms, "
-        f"exposed = {tl.exposed_ms:.3f} ms, step = {tl.step_ms:.3f} ms"
+        f"all-reduces = {len(tl.buckets)}, tail = {_ms(tl.tail_ms)}, "
+        f"exposed = {_ms(tl.exposed_ms)}, step = {tl.step_ms:.3f} ms"
     )
 
 
@@ -140,10 +145,8 @@ def table_text(tl: StepTimeline, last_ready: tuple[int, ...] | None = None) -> s
     lines.append(header + ("  last ready" if last_ready else "") + "  (ms from the step's start)")
     for b in tl.buckets:
         grads = "?" if b.gradients is None else str(len(b.gradients))
-        row = (
-            f"{b.index:>6} {_mib(b.nbytes):>9} {grads:>5} {tl.ms(b.ready):>10.3f} {tl.ms(b.issue):>10.3f} "
-            f"{tl.ms(b.start):>10.3f} {tl.ms(b.end):>10.3f}"
-        )
+        ran = f"{tl.ms(b.start):>10.3f} {tl.ms(b.end):>10.3f}" if b.measured else f"{'?':>10} {'?':>10}"
+        row = f"{b.index:>6} {_mib(b.nbytes):>9} {grads:>5} {tl.ms(b.ready):>10.3f} {tl.ms(b.issue):>10.3f} {ran}"
         lines.append(row + (f"  rank {last_ready[b.index]}" if last_ready else ""))
     lines.append(
         f"backward {tl.ms(tl.backward_start):.3f}–{tl.ms(tl.backward_end):.3f} ms "

@@ -9,8 +9,9 @@ Definitions (times in µs on the trace's clock inside, ms relative to the step's
 - **Ready**: the end of the last ``torch::autograd::AccumulateGrad`` (the accumulation itself) on
   the issuing thread that ended before the issue. Fallbacks: the end of the last backward
   ``AccumulateGrad`` node that ended before it; the issue itself.
-- **Start, end**: the collective as it ran (see :mod:`app.trace.links`). Fallback when no run is
-  found: the issue's own span, said in the bucket's ``link``.
+- **Start, end**: the collective as it ran (see :mod:`app.trace.links`). When no run is found the
+  bucket is not ``measured``: its issue's own span is kept for drawing, and the step's tail and
+  exposed communication are unknown (None), never a host-clock figure shown as a GPU one.
 - **Bytes**: elements × the dtype's size, the elements from ``record_param_comms``'s ``In msg
   nelems``, else the nested ``nccl:all_reduce``'s ``Input Dims`` (2022-23 traces give
   ``c10d::allreduce_`` empty dims), else the issue's first input, else the kernel's args. An empty
@@ -88,6 +89,9 @@ class BucketRun:
         Which event gave ``ready``.
     link : str
         How the run was paired with the issue.
+    measured : bool
+        Whether ``start`` and ``end`` are the collective as it ran. When no run is linked to the
+        issue they are the issue's own host span, drawn but never counted as the collective.
     """
 
     index: int
@@ -101,6 +105,7 @@ class BucketRun:
     end: float
     ready_from: str
     link: str
+    measured: bool = True
 
     @property
     def duration_ms(self) -> float:
@@ -165,13 +170,25 @@ class StepTimeline:
         return intervals.as_array([(b.start, b.end) for b in self.buckets])
 
     @property
-    def tail_ms(self) -> float:
-        """Last all-reduce end minus the end of backward compute, in ms."""
+    def measured(self) -> bool:
+        """Whether every bucket's collective was found as it ran (else tail and exposed are unknown)."""
+        return all(b.measured for b in self.buckets)
+
+    @property
+    def tail_ms(self) -> float | None:
+        """Last all-reduce end minus the end of backward compute, in ms; None when a run is missing."""
+        if not self.measured:
+            return None
         return (max(b.end for b in self.buckets) - self.backward_end) / 1e3
 
     @property
-    def exposed_ms(self) -> float:
-        """Communication not covered by backward compute between backward start and optimizer start, ms."""
+    def exposed_ms(self) -> float | None:
+        """Communication not covered by backward compute between backward start and optimizer start, ms.
+
+        None when a bucket's run is missing: a host span is never counted as the collective's time.
+        """
+        if not self.measured:
+            return None
         comm = intervals.clip(self.communication, self.backward_start, self.optimizer_start)
         return intervals.uncovered(comm, self.compute) / 1e3
 
@@ -367,8 +384,12 @@ class StepReader:
                 if strict:
                     raise TraceError(f"the run of {step.label}'s all-reduce {index} is missing from the file")
                 start, end = issue.ts, issue.end
-                link = "none found: the issue's own span"
-                notes.append(f"bucket {index}: no collective run found, so its issue's span stands for it")
+                link = "none found"
+                kind = "kernel is linked to it" if self.gpu else "collective run is found for it"
+                notes.append(
+                    f"bucket {index}: no {kind}, so its time is unknown and so are the tail and the exposed "
+                    "communication (its issue's host span is drawn in its place)"
+                )
             else:
                 start, end = run.ts, run.end
             nccl_range = self._nccl_range_in(issue)
@@ -384,7 +405,20 @@ class StepReader:
                     numel = total if numel is None else numel
             nbytes = numel * DTYPE_BYTES[dtype] if numel is not None and dtype is not None else None
             buckets.append(
-                BucketRun(index, numel, dtype, nbytes, gradients, ready, issue.ts, start, end, ready_from, link)
+                BucketRun(
+                    index,
+                    numel,
+                    dtype,
+                    nbytes,
+                    gradients,
+                    ready,
+                    issue.ts,
+                    start,
+                    end,
+                    ready_from,
+                    link,
+                    measured=run is not None,
+                )
             )
             previous_issue = issue.ts
         compute, bwd_start, opt_start, opt_from = self._compute(nodes, thread, first_node, host_opt, window_end, step)
