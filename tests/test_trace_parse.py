@@ -371,6 +371,31 @@ def test_fsdp_is_named_with_its_collectives():
     assert "c10d::_reduce_scatter_base_" in message and "c10d::_allgather_base_" in message
 
 
+def test_world_size_one_is_refused_as_such():
+    refused(synth.encode(synth.nccl_trace(0, world_size=1)), "world size 1")
+    refused(synth.encode(synth.nccl_trace(0)["traceEvents"]), "world size 1", rank=0, world_size=1)
+
+
+@pytest.mark.parametrize(
+    ("doc", "match"),
+    [
+        ({"schema": "1.0.3-chakra.0.0.4", "pid": 7, "time": "2023", "nodes": []}, "execution trace.*not a Chrome"),
+        ({"displayTimeUnit": "ms"}, "not a Chrome trace: it has no traceEvents list .its keys: displayTimeUnit"),
+    ],
+)
+def test_json_without_trace_events_says_what_it_is(doc, match):
+    refused(json.dumps(doc).encode(), match)
+
+
+def test_inference_with_a_collective_is_not_called_fsdp():
+    """One _allgather_base and no backward: inference, not an FSDP training trace."""
+    data = synth.nccl_trace(0)
+    data["traceEvents"] = [e for e in data["traceEvents"] if "autograd" not in e["name"]]
+    data["traceEvents"].append(synth._x("c10d::_allgather_base_", "cpu_op", synth.HOST_PID, synth.MAIN_TID, 30, 5))
+    message = refused(synth.encode(data), "no backward pass anywhere")
+    assert "inference" in message and "FSDP" not in message and "c10d::_allgather_base_" in message
+
+
 def test_no_training_step():
     events = [e for e in synth.nccl_trace(0)["traceEvents"] if not e["name"].startswith(("ProfilerStep", "Optimizer"))]
     refused(synth.encode(events), "no training step found")

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass, field, replace
 
 from app.trace.errors import TraceError
-from app.trace.events import FSDP_MARKERS, Event, compact
+from app.trace.events import BACKWARD_PREFIX, FSDP_MARKERS, Event, compact
 from app.trace.reader import Limits, read_trace
 from app.trace.steps import Step, find_steps
 from app.trace.timeline import StepReader, StepTimeline, collectives_named
@@ -151,6 +151,17 @@ class RankTrace:
             raise err.named(self.source) from None
 
 
+def _not_chrome(meta: dict) -> str:
+    """Why a JSON file without ``traceEvents`` is refused, naming what it looks like."""
+    if "nodes" in meta and ("schema" in meta or "pid" in meta):
+        return (
+            "this is a PyTorch execution trace (schema and nodes, no traceEvents), not a Chrome trace from "
+            "torch.profiler: export one with prof.export_chrome_trace(path) or tensorboard_trace_handler"
+        )
+    keys = ", ".join(sorted(meta)[:6]) or "none"
+    return f"the file is JSON but not a Chrome trace: it has no traceEvents list (its keys: {keys})"
+
+
 def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
@@ -184,8 +195,9 @@ def parse_trace(
     Raises
     ------
     TraceError
-        For every bad input: not JSON, truncated with nothing usable, over a limit, no step, no DDP
-        all-reduce, FSDP, missing arguments.
+        For every bad input, naming the real reason: not JSON; JSON but not a Chrome trace (an
+        execution trace says so); truncated with nothing usable; over a limit; world size 1; no
+        backward pass anywhere (inference); FSDP; no step; no DDP all-reduce; missing arguments.
     """
     try:
         return _parse(data, source, rank, world_size, limits or Limits())
@@ -203,6 +215,8 @@ def _parse(data, source: str, rank: int | None, world_size: int | None, limits: 
     elif isinstance(data, bytes | bytearray | memoryview):
         raw = read_trace(data, limits)
         events, meta, truncated, count = raw.events, raw.meta, raw.truncated, raw.event_count
+        if not raw.has_events and not truncated:
+            raise TraceError(_not_chrome(meta))
     else:
         raise TraceError("give the trace as the file's bytes or as a list of events")
     info = meta.get("distributedInfo")
@@ -217,13 +231,23 @@ def _parse(data, source: str, rank: int | None, world_size: int | None, limits: 
     base_ns = base if isinstance(base, int) and not isinstance(base, bool) else 0
     if not events and truncated:
         raise TraceError(truncated + ", before any event the analysis needs")
+    if world_size == 1:
+        raise TraceError(
+            "the run has world size 1 (one rank), so DDP has no gradients to all-reduce across ranks and "
+            "nothing to overlap: profile a run with 2 or more ranks"
+        )
     names = {e.name for e in events}
     fsdp_only = any(marker in name for name in names for marker in FSDP_ONLY)
     sharded = any(marker in name for name in names for marker in FSDP_MARKERS)
+    listed = ", ".join(collectives_named(events)) or "none named"
+    if not fsdp_only and not any(name.startswith(BACKWARD_PREFIX) for name in names) and not truncated:
+        raise TraceError(
+            "the trace has no backward pass anywhere (no autograd::engine::evaluate_function events), so it "
+            f"records inference or other work, not training; its collectives are {listed}"
+        )
     reader = StepReader(events, backend)
     steps = find_steps(events)
     if fsdp_only or (sharded and not reader.issues_everywhere):
-        listed = ", ".join(collectives_named(events)) or "none named"
         raise TraceError(
             "this is an FSDP trace (it shards parameters and reduce-scatters gradients), so DDP's bucket model "
             f"does not apply; its collectives are {listed}"

@@ -62,6 +62,9 @@ class RawTrace:
         Empty, or a sentence saying where the file ends early.
     expanded_bytes : int
         The bytes of JSON text read.
+    has_events : bool
+        Whether the file is a bare event list or has a ``traceEvents`` list (an execution trace or
+        other JSON has not).
     """
 
     meta: dict = field(default_factory=dict)
@@ -69,6 +72,7 @@ class RawTrace:
     event_count: int = 0
     truncated: str = ""
     expanded_bytes: int = 0
+    has_events: bool = False
 
 
 class _Truncated(Exception):
@@ -271,6 +275,7 @@ def read_trace(
     def events() -> None:
         text.expect("[")
         state["in_events"] = True
+        out.has_events = True
         if text.peek() == "]":
             text.pos += 1
             state["in_events"] = False
