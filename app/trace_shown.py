@@ -14,6 +14,7 @@ from app.trace import TraceError, parse_trace
 from app.trace.intervals import clip
 from app.trace.parse import RankTrace
 from app.trace.ranks import RunTimeline
+from app.trace.report import tail_text
 from app.trace.timeline import StepTimeline
 from labs.ui.palette import BLUE, ERROR_RED, EXPOSED_RED, ISSUE_BROWN, ORANGE, READY_NAVY
 
@@ -34,7 +35,7 @@ def _with_unit(value: float | None) -> str:
 def figures_text(tl: StepTimeline) -> str:
     """The readout's figures: ``all-reduces = N · tail = … ms · exposed = … ms · step = … ms``."""
     return (
-        f"all-reduces = {len(tl.buckets)} · tail = {_with_unit(tl.tail_ms)} · exposed = {_with_unit(tl.exposed_ms)} · "
+        f"all-reduces = {len(tl.buckets)} · tail = {tail_text(tl.tail_ms)} · exposed = {_with_unit(tl.exposed_ms)} · "
         f"step = {ms(tl.step_ms)} ms"
     )
 

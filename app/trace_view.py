@@ -22,6 +22,7 @@ from app.trace import TraceError
 from app.trace.fit import fit_network, lab_settings
 from app.trace.parse import RankTrace
 from app.trace.ranks import RunTimeline, combine_ranks
+from app.trace.report import tail_text
 from app.trace.timeline import StepTimeline
 from app.trace_shown import (
     GANTT_KEYS,
@@ -302,12 +303,12 @@ class TraceView(Viewer):
             if m.hangs
             else (
                 f"; the model is {ms(m.step_time - measured_step)} ms off the measured step and "
-                f"{ms(m.exposed - tl.tail_ms)} ms off the measured tail"
+                f"{ms(m.exposed - max(tl.tail_ms, 0.0))} ms off the measured tail"
             )
         )
         self.comparison.object = (
             f'<p role="status">Model: {predicted} (from the start of backward). Measured: step = '
-            f"{ms(measured_step)} ms, tail = {ms(tl.tail_ms)} ms{difference}. Change the bucket cap below to see "
+            f"{ms(measured_step)} ms, tail = {tail_text(tl.tail_ms)}{difference}. Change the bucket cap below to see "
             f"what the model predicts for another layout.</p>"
         )
 

@@ -276,6 +276,20 @@ def test_a_bucket_with_no_linked_kernel_leaves_tail_and_exposed_unknown(tmp_path
     assert "tail = unknown, exposed = unknown" in capsys.readouterr().out
 
 
+def test_a_hidden_tail_reads_as_zero_and_by_how_much_with_the_signed_value_in_json(tmp_path, capsys):
+    """The last all-reduce ends 0.1 ms before backward compute does: tail 0 ms, hidden by 0.1 ms."""
+    data = synth.nccl_trace(0)
+    for e in data["traceEvents"]:
+        if e["name"] == SYNTH_KERNEL:
+            e["ts"], e["dur"] = synth.T0 + 2000.0, 500.0  # each bucket's kernel: 2.0-2.5 ms, compute ends at 2.6
+    path = tmp_path / "hidden.json"
+    path.write_bytes(synth.encode(data))
+    assert cli([str(path)]) == 0
+    assert "tail = 0 ms (hidden by 0.100 ms)," in capsys.readouterr().out
+    assert cli([str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ranks"][0]["tail_ms"] == pytest.approx(-0.1)
+
+
 def test_synthetic_nccl_lab_settings_use_device_time():
     """Synthetic: compute 1.0-1.8 and 2.0-2.6 ms, all-reduces start at 1.5, 2.3, 2.9 ms."""
     from labs.timeline.model import TimelineModel

@@ -91,3 +91,14 @@ def test_a_bucket_whose_kernel_is_not_in_the_trace_shows_unknown_figures_and_no_
     assert view.open_lab.disabled
     assert "bucket 3" not in view.source.data["label"]  # no bar for a run that is not in the trace
     assert view.table.object.count("<td style='padding:2px 8px;text-align:right'>?</td>") >= 2
+
+
+def test_a_hidden_tail_is_shown_as_zero_and_by_how_much():
+    from app.trace.report import tail_text
+
+    assert [tail_text(v) for v in (1.5, 0.0, -3.14, None)] == [
+        "1.500 ms",
+        "0.000 ms",
+        "0 ms (hidden by 3.140 ms)",
+        "unknown",
+    ]

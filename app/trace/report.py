@@ -15,6 +15,27 @@ def _ms(value: float | None) -> str:
     return "unknown" if value is None else f"{value:.3f} ms"
 
 
+def tail_text(tail_ms: float | None) -> str:
+    """The tail as a reader should see it: a hidden tail is 0 ms, and by how much it was hidden.
+
+    Parameters
+    ----------
+    tail_ms : float or None
+        Last all-reduce end − end of backward compute (negative when the last all-reduce ended
+        before backward compute did); None when unknown.
+
+    Returns
+    -------
+    str
+        ``"1.234 ms"``, ``"0 ms (hidden by 3.140 ms)"`` or ``"unknown"``. JSON keeps the signed value.
+    """
+    if tail_ms is None:
+        return "unknown"
+    if tail_ms < 0:
+        return f"0 ms (hidden by {-tail_ms:.3f} ms)"
+    return f"{tail_ms:.3f} ms"
+
+
 def timeline_dict(tl: StepTimeline, last_ready: tuple[int, ...] | None = None) -> dict:
     """One rank's step as plain data (times in ms from the step's start).
 
@@ -116,10 +137,11 @@ def status_line(tl: StepTimeline) -> str:
     Returns
     -------
     str
-        ``all-reduces = N, tail = … ms, exposed = … ms, step = … ms`` (``unknown`` where a run is missing).
+        ``all-reduces = N, tail = … ms, exposed = … ms, step = … ms`` (``unknown`` where a run is
+        missing; a hidden tail as ``0 ms (hidden by … ms)``).
     """
     return (
-        f"all-reduces = {len(tl.buckets)}, tail = {_ms(tl.tail_ms)}, "
+        f"all-reduces = {len(tl.buckets)}, tail = {tail_text(tl.tail_ms)}, "
         f"exposed = {_ms(tl.exposed_ms)}, step = {tl.step_ms:.3f} ms"
     )
 
