@@ -449,6 +449,27 @@ def test_a_rank_given_by_the_reader_combines_like_distributed_info(tmp_path, cap
     assert "give one per file" in capsys.readouterr().err
 
 
+def test_world_size_is_given_never_guessed_from_the_number_of_files(tmp_path, capsys):
+    """Two of eight ranks are a run of eight: without --world-size the fit is refused, not made with p = 2."""
+    paths = []
+    for rank in RANKS:
+        data = json.loads(gzip.decompress(raw("schedule", rank)))
+        del data["distributedInfo"]
+        paths.append(tmp_path / f"bare{rank}.json")
+        paths[-1].write_bytes(synth.encode(data))
+    files = [str(p) for p in paths]
+    assert cli(files + ["--ranks", "0,1"]) == 0
+    out = capsys.readouterr().out
+    assert "no fit: the number of ranks is unknown" in out and "--world-size" in out
+    assert cli(files + ["--ranks", "0,1", "--world-size", "8", "--json"]) == 0
+    done = json.loads(capsys.readouterr().out)
+    assert done["fit"]["ranks"] == 8 and {r["world_size"] for r in done["ranks"]} == {8}
+    assert cli([str(FIXTURES / "gloo_schedule_rank0.json.gz"), "--world-size", "4"]) == 1
+    assert "says world size 2, not 4" in capsys.readouterr().err
+    assert cli(files + ["--ranks", "0,1", "--world-size", "1"]) == 1
+    assert "world size 1" in capsys.readouterr().err
+
+
 def test_ranks_from_different_runs():
     with pytest.raises(TraceError, match="loaded twice"):
         combine_ranks([parsed("schedule", 0), parsed("schedule", 0)])

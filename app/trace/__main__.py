@@ -1,4 +1,7 @@
-"""``python -m app.trace FILE... [--step N] [--json]``: the bucket table and figures of a trace, per rank."""
+"""``python -m app.trace FILE... [--step N] [--json] [--ranks R0,...] [--world-size N]``: a trace's figures.
+
+The bucket table and figures of one step of each rank's trace, the α–β fit and the lab settings.
+"""
 
 from __future__ import annotations
 
@@ -39,6 +42,14 @@ def main(argv: list[str] | None = None) -> int:
         metavar="R0,R1,...",
         help="the rank of each file, in order, for traces without distributedInfo (which wins where present)",
     )
+    parser.add_argument(
+        "--world-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="how many ranks the run had, for traces without distributedInfo (the fit needs it; "
+        "it is not the number of files given)",
+    )
     args = parser.parse_args(argv)
     limits = Limits()
     try:
@@ -53,10 +64,12 @@ def main(argv: list[str] | None = None) -> int:
             except OSError as err:
                 raise TraceError(f"cannot read the file ({err.strerror or err})", name) from None
             traces.append(parse_trace(data, source=name, limits=limits))
+        if args.world_size is not None:
+            traces = [t.with_world_size(args.world_size) for t in traces]
         if args.ranks:
             if len(args.ranks) != len(traces):
                 raise TraceError(f"--ranks names {len(args.ranks)} ranks for {len(traces)} files: give one per file")
-            traces = [t.with_rank(r, len(traces)) for t, r in zip(traces, args.ranks, strict=True)]
+            traces = [t.with_rank(r, args.world_size) for t, r in zip(traces, args.ranks, strict=True)]
         if len(traces) == 1:
             run = traces[0].timeline(args.step)
             last_ready = None

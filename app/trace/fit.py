@@ -83,7 +83,9 @@ def fit_network(source: StepTimeline | RunTimeline | Sequence[StepTimeline], ran
     timelines = _timelines(source)
     p = ranks or next((t.world_size for t in timelines if t.world_size), None)
     if p is None or p < 2:
-        raise TraceError("the number of ranks is unknown or below 2, so no bandwidth can be fitted: give it")
+        raise TraceError(
+            "the number of ranks is unknown or below 2, so no bandwidth can be fitted: give it (--world-size N)"
+        )
     known = [b for t in timelines for b in t.buckets if b.nbytes is not None and b.measured]
     sizes = np.array([b.nbytes for b in known], float)
     durations = np.array([b.duration_ms for b in known], float)

@@ -11,6 +11,11 @@ from app.trace.reader import Limits, read_trace
 from app.trace.steps import Step, find_steps
 from app.trace.timeline import StepReader, StepTimeline, collectives_named
 
+WORLD_ONE = (
+    "the run has world size 1 (one rank), so DDP has no gradients to all-reduce across ranks and "
+    "nothing to overlap: profile a run with 2 or more ranks"
+)
+"""Why a one-rank run is refused."""
 FSDP_ONLY = ("FullyShardedDataParallel.", "FSDP::")
 """Names only FSDP writes (FSDP1's module annotations, FSDP2's ``FSDP::post_backward_reduce``...)."""
 
@@ -75,6 +80,34 @@ class RankTrace:
         if rank < 0:
             raise TraceError(f"rank {rank} cannot be a rank: ranks count from 0", self.source)
         return replace(self, rank=rank, world_size=world_size or self.world_size, rank_from="given")
+
+    def with_world_size(self, world_size: int) -> RankTrace:
+        """The same trace with the number of ranks its reader says the run had.
+
+        Parameters
+        ----------
+        world_size : int
+            p, 1 or more.
+
+        Returns
+        -------
+        RankTrace
+            A copy (or this trace if it already says so).
+
+        Raises
+        ------
+        TraceError
+            If the trace says another world size, or p is 1 (nothing to all-reduce across ranks).
+        """
+        if self.world_size == world_size:
+            return self
+        if self.world_size is not None:
+            raise TraceError(f"the file says world size {self.world_size}, not {world_size}", self.source)
+        if world_size < 2:
+            raise TraceError(WORLD_ONE, self.source)
+        if self.rank is not None and self.rank >= world_size:
+            raise TraceError(f"rank {self.rank} cannot be in a run of {world_size} ranks", self.source)
+        return replace(self, world_size=world_size)
 
     def require_rank(self) -> int:
         """The rank, or a TraceError asking for it.
@@ -232,10 +265,7 @@ def _parse(data, source: str, rank: int | None, world_size: int | None, limits: 
     if not events and truncated:
         raise TraceError(truncated + ", before any event the analysis needs")
     if world_size == 1:
-        raise TraceError(
-            "the run has world size 1 (one rank), so DDP has no gradients to all-reduce across ranks and "
-            "nothing to overlap: profile a run with 2 or more ranks"
-        )
+        raise TraceError(WORLD_ONE)
     names = {e.name for e in events}
     fsdp_only = any(marker in name for name in names for marker in FSDP_ONLY)
     sharded = any(marker in name for name in names for marker in FSDP_MARKERS)

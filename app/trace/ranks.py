@@ -20,14 +20,15 @@ class RunTimeline:
     ----------
     timelines : tuple of StepTimeline
         One per rank, by rank.
-    world_size : int
-        p.
+    world_size : int or None
+        p, from the files (or ``--world-size``); None when no file says (never the number of files:
+        two of eight ranks are still a run of eight).
     last_ready_rank : tuple of int
         For each bucket, the rank whose gradients were ready last (the one that set its start).
     """
 
     timelines: tuple[StepTimeline, ...]
-    world_size: int
+    world_size: int | None
     last_ready_rank: tuple[int, ...]
 
     @property
@@ -61,14 +62,14 @@ def combine_ranks(traces: list[RankTrace], step: int | None = None) -> RunTimeli
         raise TraceError("no trace was given")
     for t in traces:
         t.require_rank()
-    sizes = {t.world_size for t in traces}
+    sizes = {t.world_size for t in traces if t.world_size is not None}  # a file without one says nothing
     if len(sizes) > 1:
         raise TraceError(f"these ranks come from different runs: their world sizes differ ({sorted(map(str, sizes))})")
     ranks = [t.rank for t in traces]
     if len(set(ranks)) < len(ranks):
         twice = sorted({r for r in ranks if ranks.count(r) > 1})
         raise TraceError(f"rank {twice[0]} is loaded twice: load one file per rank")
-    world = sizes.pop()
+    world = sizes.pop() if sizes else None
     if world is not None and any(r >= world for r in ranks):
         raise TraceError(f"rank {max(ranks)} cannot be in a run of {world} ranks")
     backends = {t.backend for t in traces}
@@ -92,4 +93,4 @@ def combine_ranks(traces: list[RankTrace], step: int | None = None) -> RunTimeli
     for k in range(len(timelines[0].buckets)):
         ready = [tl.absolute_us(tl.buckets[k].ready) for tl in timelines]
         last.append(timelines[ready.index(max(ready))].rank)
-    return RunTimeline(tuple(timelines), world if world is not None else len(timelines), tuple(last))
+    return RunTimeline(tuple(timelines), world, tuple(last))
