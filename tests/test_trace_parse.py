@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from app.trace import Limits, TraceError, parse_trace
 from app.trace.__main__ import main as cli
 from app.trace.fit import BANDWIDTH_BOUNDS, LATENCY_BOUNDS, fit_network, lab_settings
-from app.trace.ranks import combine_ranks
+from app.trace.ranks import RunTimeline, combine_ranks
 from tests import trace_synth as synth
 
 FIXTURES = Path(__file__).parent / "fixtures" / "traces"
@@ -161,7 +161,8 @@ def test_lab_settings_reproduce_the_trace_layout(case):
     fit = fit_network(run)
     assert BANDWIDTH_BOUNDS[0] <= fit.bandwidth_gbps <= BANDWIDTH_BOUNDS[1]
     assert LATENCY_BOUNDS[0] <= fit.latency_us <= LATENCY_BOUNDS[1]
-    assert fit.ranks == 2 and fit.samples == sum(len(t.buckets) for t in run.timelines)
+    # each bucket's collective once, its shortest duration across the two ranks
+    assert fit.ranks == 2 and fit.traces == 2 and fit.samples == len(run.timelines[0].buckets)
     chosen = lab_settings(run, fit)
     model = TimelineModel(**chosen)
     timeline = next(t for t in run.timelines if t.rank == run.last_ready_rank[-1])
@@ -183,6 +184,27 @@ def test_fit_recovers_an_exact_alpha_beta_network():
     assert fit.bandwidth_gbps == pytest.approx(bandwidth, rel=1e-9)
     assert fit.latency_us == pytest.approx(latency, rel=1e-9)
     assert not fit.clamped and fit.rms_ms < 1e-9
+
+
+def test_fit_takes_each_collective_at_its_shortest_across_ranks():
+    """One rank waits 0.9 ms inside every collective for the other: the fit sees the transfer alone."""
+    import dataclasses
+
+    bandwidth, latency = 25.0, 40.0
+    timelines = []
+    for rank, waiting_ms in ((0, 0.9), (1, 0.0)):
+        tl = parse_trace(synth.encode(synth.nccl_trace(rank))).timeline()
+        buckets = []
+        for b in tl.buckets:
+            ms = 2 * latency / 1e3 + 2 * (1 / 2) * b.nbytes / (bandwidth * 1e6) + waiting_ms
+            buckets.append(dataclasses.replace(b, end=b.start + ms * 1e3))
+        timelines.append(dataclasses.replace(tl, buckets=tuple(buckets)))
+    run = RunTimeline(tuple(timelines), 2, (0, 0, 0))
+    fit = fit_network(run)
+    assert fit.bandwidth_gbps == pytest.approx(bandwidth, rel=1e-9)
+    assert fit.latency_us == pytest.approx(latency, rel=1e-9)
+    assert (fit.samples, fit.traces) == (3, 2) and fit.rms_ms < 1e-9
+    assert fit_network(timelines).latency_us > 100  # as independent samples, the waiting counts as latency
 
 
 # ---- synthetic NCCL ----------------------------------------------------------------------------

@@ -96,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
         print()
     if fit is not None:
         print(
-            f"fit: B = {fit.bandwidth_gbps:.4g} GB/s, α = {fit.latency_us:.4g} µs from {fit.samples} collectives "
-            f"(p = {fit.ranks}, rms {fit.rms_ms:.3f} ms{', clamped' if fit.clamped else ''})"
+            f"fit: B = {fit.bandwidth_gbps:.4g} GB/s, α = {fit.latency_us:.4g} µs from {fit.samples} collectives"
+            + (f" (each the shortest of {fit.traces} ranks' runs)" if fit.traces > 1 else "")
+            + f" (p = {fit.ranks}, rms {fit.rms_ms:.3f} ms{', clamped' if fit.clamped else ''})"
         )
         print("bucket timeline lab: " + ", ".join(f"{k} = {v!r}" for k, v in settings.items()))
     else:

@@ -9,7 +9,7 @@ import numpy as np
 
 from app.trace.errors import TraceError
 from app.trace.ranks import RunTimeline
-from app.trace.timeline import StepTimeline
+from app.trace.timeline import BucketRun, StepTimeline
 from labs.timeline.schedule import ring_allreduce_ms
 
 MIB = 2**20
@@ -39,6 +39,9 @@ class NetworkFit:
         Root-mean-square of measured − modelled durations, ms.
     clamped : bool
         Whether a bound was applied (or α and B could not be told apart).
+    traces : int
+        How many ranks' traces the durations were taken from: with several ranks of one step, each
+        collective's duration is its shortest across them.
     """
 
     bandwidth_gbps: float
@@ -47,6 +50,7 @@ class NetworkFit:
     samples: int
     rms_ms: float
     clamped: bool
+    traces: int = 1
 
 
 def _timelines(source: StepTimeline | RunTimeline | Sequence[StepTimeline]) -> list[StepTimeline]:
@@ -59,6 +63,11 @@ def _timelines(source: StepTimeline | RunTimeline | Sequence[StepTimeline]) -> l
 
 def fit_network(source: StepTimeline | RunTimeline | Sequence[StepTimeline], ranks: int | None = None) -> NetworkFit:
     """Fit B and α to every measured collective of one or more ranks' steps.
+
+    A collective's kernel on one rank lasts until the slowest rank arrives, so its duration there
+    includes waiting. Given one step on several ranks (a :class:`RunTimeline`), each bucket's
+    collective is counted once, with its shortest duration across the ranks: the one closest to the
+    transfer alone. A sequence of timelines is taken as independent samples.
 
     With one bucket size only, α and B cannot be told apart: α is set to 0 and B fitted alone.
     A negative α or B from the unconstrained fit is replaced by its bound and the other refitted.
@@ -87,6 +96,12 @@ def fit_network(source: StepTimeline | RunTimeline | Sequence[StepTimeline], ran
             "the number of ranks is unknown or below 2, so no bandwidth can be fitted: give it (--world-size N)"
         )
     known = [b for t in timelines for b in t.buckets if b.nbytes is not None and b.measured]
+    if isinstance(source, RunTimeline) and len(timelines) > 1:
+        shortest: dict[int, BucketRun] = {}
+        for b in known:  # combine_ranks checked that every rank has the same buckets
+            if b.index not in shortest or b.duration_ms < shortest[b.index].duration_ms:
+                shortest[b.index] = b
+        known = [shortest[k] for k in sorted(shortest)]
     sizes = np.array([b.nbytes for b in known], float)
     durations = np.array([b.duration_ms for b in known], float)
     if len(sizes) == 0:
@@ -109,7 +124,7 @@ def fit_network(source: StepTimeline | RunTimeline | Sequence[StepTimeline], ran
     fit_a = float(np.clip(alpha, *LATENCY_BOUNDS))
     clamped = bool(clamped or fit_b != bandwidth or fit_a != alpha)
     residual = durations - np.asarray(ring_allreduce_ms(sizes, p, fit_b, fit_a), dtype=float)
-    return NetworkFit(fit_b, fit_a, int(p), len(sizes), float(np.sqrt(np.mean(residual**2))), clamped)
+    return NetworkFit(fit_b, fit_a, int(p), len(sizes), float(np.sqrt(np.mean(residual**2))), clamped, len(timelines))
 
 
 def _size_text(mib: float) -> str:

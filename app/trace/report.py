@@ -118,6 +118,7 @@ def run_dict(run: RunTimeline | StepTimeline, fit: NetworkFit | None, settings: 
             "latency_us": fit.latency_us,
             "ranks": fit.ranks,
             "samples": fit.samples,
+            "traces": fit.traces,
             "rms_ms": fit.rms_ms,
             "clamped": fit.clamped,
         }
