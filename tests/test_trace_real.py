@@ -109,3 +109,24 @@ def test_refusals_name_the_real_reason(name):
     assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
     assert re.search(REFUSED[name], done.stderr), done.stderr
     assert "FSDP" not in done.stderr and "no training step found" not in done.stderr
+
+
+@pytest.mark.parametrize("fraction", [0.5, 0.8, 0.9, 0.93, 0.95, 0.97, 0.99])
+def test_a_truncated_real_trace_reads_only_complete_steps_and_says_so(fraction):
+    """Kernels come late in the file: a cut file must not pair an issue with another kernel or lose compute."""
+    from app.trace import TraceError, parse_trace
+
+    name = "tracelens_mi300_resnet_act_checkpoint.json.gz"
+    text = gzip.decompress((REAL / name).read_bytes())
+    whole = {s.number: s for s in reference_steps(name)}
+    try:
+        trace = parse_trace(text[: int(len(text) * fraction)], source="cut.json")
+    except TraceError as refusal:
+        assert "truncated" in str(refusal) and "\n" not in str(refusal)
+        return
+    for number in trace.step_numbers():
+        tl = trace.timeline(number)
+        assert tl.tail_ms == pytest.approx(whole[number].tail_ms, abs=tolerance(whole[number].tail_ms))
+        assert tl.exposed_ms == pytest.approx(whole[number].exposed_ms, abs=tolerance(whole[number].exposed_ms))
+        listed = ", ".join(map(str, trace.step_numbers()))
+        assert any("truncated" in n and f"the complete steps read are {listed}" in n for n in tl.notes)

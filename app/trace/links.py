@@ -10,7 +10,10 @@ NCCL (CUDA), in this order, the first link found wins:
 2. ``correlation``: a kernel launch nested in the issue and the kernel carry the same.
 3. ``ac2g`` flow (``async_cpu_to_gpu`` before late 2022): a flow start on the issuing thread within
    the issue, its finish at the kernel's start on the kernel's stream.
-4. Order: the next unused NCCL all-reduce kernel that started after the issue, checked by size.
+4. Order: the next unused NCCL all-reduce kernel that started after the issue, checked by size;
+   only when the issue launched nothing with a ``correlation``: a launch whose kernel is not in the
+   file (a truncated trace, a trace stopped before the GPU got there) means the run is missing, and
+   another kernel must not stand for it.
 """
 
 from __future__ import annotations
@@ -195,11 +198,13 @@ class NcclLinks:
         if comms is not None and "External id" in comms.args:
             kernel = self._free(self.by_external.get(comms.args["External id"]))
             found = (kernel, "External id") if kernel else None
+        launched = False  # the issue launched a kernel the trace can name (whether or not it is in the file)
         if found is None:
             launches = self.launches.get(issue.thread, [])
             ts = self.launch_ts.get(issue.thread, [])
             for launch in launches[bisect_left(ts, issue.ts) : bisect_right(ts, issue.end)]:
                 if nested(issue, launch) and "correlation" in launch.args:
+                    launched = True
                     kernel = self._free(self.by_correlation.get(launch.args["correlation"]))
                     if kernel:
                         found = (kernel, "correlation")
@@ -214,7 +219,7 @@ class NcclLinks:
                     if kernel:
                         found = (kernel, "ac2g flow")
                         break
-        if found is None:
+        if found is None and not launched:  # a launch whose kernel is not in the file: it is missing
             want = numel_of(comms) or numel_of(issue)
             for k in range(bisect_left(self.starts, issue.ts), len(self.kernels)):
                 kernel = self.kernels[k]

@@ -179,9 +179,14 @@ class RankTrace:
         """
         step = self.get_step(number)
         try:
-            return self._reader.read(step, self.rank, self.world_size, self.base_ns, strict=bool(self.truncated))
+            timeline = self._reader.read(step, self.rank, self.world_size, self.base_ns, strict=bool(self.truncated))
         except TraceError as err:
             raise err.named(self.source) from None
+        if self.truncated:
+            listed = ", ".join(str(n) for n in self.step_numbers())
+            note = f"{self.truncated}; the complete steps read are {listed}"
+            timeline = replace(timeline, notes=(*timeline.notes, note))
+        return timeline
 
 
 def _not_chrome(meta: dict) -> str:

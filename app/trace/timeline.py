@@ -424,6 +424,13 @@ class StepReader:
         compute, bwd_start, opt_start, opt_from = self._compute(nodes, thread, first_node, host_opt, window_end, step)
         if len(compute) == 0:
             raise TraceError(f"{step.label} has no backward compute to measure")
+        if self.gpu and self.compute_kernels and opt_from.startswith("Optimizer.step (host"):
+            if strict:  # the optimizer runs after backward on the GPU: without it backward may be cut short
+                raise TraceError(f"the file is cut before {step.label}'s optimizer ran on the GPU")
+            notes.append(
+                "the optimizer's start on the GPU is not in the trace (no GPU annotation or kernel is linked to "
+                "Optimizer.step), so the host's stands for it"
+            )
         return StepTimeline(
             step=step,
             rank=rank,
