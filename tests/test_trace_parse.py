@@ -632,6 +632,18 @@ def test_cli_table(capsys):
     assert "bucket timeline lab: layers = " in out
 
 
+def test_cli_every_step_and_the_last_ready_ranks(capsys):
+    files = [str(FIXTURES / f"gloo_schedule_rank{r}.json.gz") for r in RANKS]
+    assert cli(files) == 0
+    out = capsys.readouterr().out
+    assert "left out: the trace's first step" in out and "summary over 1 warm step(s) (3), every rank:" in out
+    run = combine_ranks([parsed("schedule", r) for r in RANKS], 3)
+    for k, rank in enumerate(run.last_ready_rank):
+        assert f"bucket {k} last ready: rank {rank} 1×" in out
+    tails = sorted(tl.tail_ms for tl in run.timelines)
+    assert f"tail: median {sum(tails) / 2:.3f} ms, {tails[0]:.3f}–{tails[1]:.3f} ms (2 known)" in out
+
+
 def test_cli_json(capsys):
     assert cli([str(FIXTURES / "synthetic_nccl_rank0.json.gz"), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

@@ -130,3 +130,22 @@ def test_a_truncated_real_trace_reads_only_complete_steps_and_says_so(fraction):
         assert tl.exposed_ms == pytest.approx(whole[number].exposed_ms, abs=tolerance(whole[number].exposed_ms))
         listed = ", ".join(map(str, trace.step_numbers()))
         assert any("truncated" in n and f"the complete steps read are {listed}" in n for n in tl.notes)
+
+
+def test_every_step_and_a_warm_summary_without_step(capsys):
+    """No --step: every step, the trace's first left out, median and spread over the rest."""
+    import statistics
+
+    name = "tracelens_mi300_resnet_act_checkpoint.json.gz"
+    assert cli([str(REAL / name), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    steps = reference_steps(name)
+    assert [s["step"] for s in out["steps"]] == [s.number for s in steps]
+    assert out["steps"][0]["left_out"] == "the trace's first step"
+    assert out["summary"]["warm_steps"] == [s.number for s in steps[1:]]
+    tails = [s.tail_ms for s in steps[1:]]
+    assert out["summary"]["tail_ms"]["median"] == pytest.approx(statistics.median(tails), abs=0.05)
+    assert out["summary"]["tail_ms"]["min"] == pytest.approx(min(tails), abs=0.05)
+    assert out["summary"]["tail_ms"]["max"] == pytest.approx(max(tails), abs=0.05)
+    assert cli([str(REAL / name), "--step", "16", "--json"]) == 0
+    assert "summary" not in json.loads(capsys.readouterr().out)  # --step N: as before

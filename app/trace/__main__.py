@@ -16,6 +16,7 @@ from app.trace.parse import parse_trace
 from app.trace.ranks import combine_ranks
 from app.trace.reader import Limits
 from app.trace.report import run_dict, table_text
+from app.trace.summary import summarize, summary_dict, summary_text
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,7 +34,12 @@ def main(argv: list[str] | None = None) -> int:
     """
     parser = argparse.ArgumentParser(prog="python -m app.trace", description=__doc__)
     parser.add_argument("files", nargs="+", metavar="FILE", help="Chrome trace (.json or .json.gz), one per rank")
-    parser.add_argument("--step", type=int, default=None, help="step number (default: the last one)")
+    parser.add_argument(
+        "--step",
+        type=int,
+        default=None,
+        help="step number (default: the last one, then every step and a summary over the warm ones)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of the table")
     parser.add_argument(
         "--ranks",
@@ -78,6 +84,7 @@ def main(argv: list[str] | None = None) -> int:
             run = combine_ranks(traces, args.step)
             last_ready = run.last_ready_rank
             timelines = list(run.timelines)
+        summary = summarize(traces) if args.step is None else None  # every step, when none is asked for
         try:
             fit = fit_network(run)
             settings = lab_settings(run, fit)
@@ -89,10 +96,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     if args.json:
-        print(json.dumps(run_dict(run, fit, settings), indent=1))
+        out = run_dict(run, fit, settings)
+        if summary is not None:
+            out.update(summary_dict(summary))
+        print(json.dumps(out, indent=1))
         return 0
     for tl in timelines:
         print(table_text(tl, last_ready))
+        print()
+    if summary is not None and len(summary.rows) > 1:
+        print(summary_text(summary))
         print()
     if fit is not None:
         print(
