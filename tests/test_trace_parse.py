@@ -423,6 +423,12 @@ def test_json_without_trace_events_says_what_it_is(doc, match):
     refused(json.dumps(doc).encode(), match)
 
 
+def test_a_list_of_other_things_is_not_a_trace():
+    """HTA's memory timeline (raw) is a JSON list of lists: not 'no backward pass'."""
+    refused(b"[[-1, 1, 37888, 7], [-1, 1, 512, 7]]", "not a Chrome trace: its list holds no event objects")
+    refused(b'{"traceEvents": [1, 2, 3]}', "no event objects")
+
+
 def test_inference_with_a_collective_is_not_called_fsdp():
     """One _allgather_base and no backward: inference, not an FSDP training trace."""
     data = synth.nccl_trace(0)

@@ -255,6 +255,11 @@ def _parse(data, source: str, rank: int | None, world_size: int | None, limits: 
         events, meta, truncated, count = raw.events, raw.meta, raw.truncated, raw.event_count
         if not raw.has_events and not truncated:
             raise TraceError(_not_chrome(meta))
+        if count and not raw.objects:
+            raise TraceError(
+                "the file is JSON but not a Chrome trace: its list holds no event objects (other JSON, such "
+                "as a memory timeline?)"
+            )
     else:
         raise TraceError("give the trace as the file's bytes or as a list of events")
     info = meta.get("distributedInfo")

@@ -65,6 +65,8 @@ class RawTrace:
     has_events : bool
         Whether the file is a bare event list or has a ``traceEvents`` list (an execution trace or
         other JSON has not).
+    objects : int
+        How many of the events read are JSON objects (a Chrome trace's all are).
     """
 
     meta: dict = field(default_factory=dict)
@@ -73,6 +75,7 @@ class RawTrace:
     truncated: str = ""
     expanded_bytes: int = 0
     has_events: bool = False
+    objects: int = 0
 
 
 class _Truncated(Exception):
@@ -284,6 +287,7 @@ def read_trace(
             raw = text.value()
             kept = keep(raw, out.event_count)
             out.event_count += 1
+            out.objects += isinstance(raw, dict)
             if kept is not None:
                 out.events.append(kept)
             if out.event_count % 4096 == 0 and time.monotonic() > deadline:
