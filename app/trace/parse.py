@@ -54,6 +54,8 @@ class RankTrace:
     base_ns: int
     event_count: int
     _reader: StepReader = field(repr=False)
+    _read: dict[int, StepTimeline] = field(default_factory=dict, repr=False)
+    """The steps as parsing read them (by number), so that each is read once."""
 
     @property
     def needs_rank(self) -> bool:
@@ -178,10 +180,16 @@ class RankTrace:
             If the step has no DDP all-reduce or cannot be read.
         """
         step = self.get_step(number)
-        try:
-            timeline = self._reader.read(step, self.rank, self.world_size, self.base_ns, strict=bool(self.truncated))
-        except TraceError as err:
-            raise err.named(self.source) from None
+        timeline = self._read.get(step.number)
+        if timeline is None:
+            try:
+                timeline = self._reader.read(
+                    step, self.rank, self.world_size, self.base_ns, strict=bool(self.truncated)
+                )
+            except TraceError as err:
+                raise err.named(self.source) from None
+        if (timeline.rank, timeline.world_size) != (self.rank, self.world_size):  # given after parsing
+            timeline = replace(timeline, rank=self.rank, world_size=self.world_size)
         if self.truncated:
             listed = ", ".join(str(n) for n in self.step_numbers())
             note = f"{self.truncated}; the complete steps read are {listed}"
@@ -299,12 +307,12 @@ def _parse(data, source: str, rank: int | None, world_size: int | None, limits: 
             else "no training step found (no ProfilerStep#N and no Optimizer.step#...)"
         )
         raise TraceError(what)
-    usable, first_error = [], None
+    usable, first_error, read = [], None, {}
     for step in steps:
         if time.monotonic() > deadline:
             raise TraceError(f"reading the steps took longer than the limit of {limits.time_limit_s:g} s")
         try:
-            reader.read(step, rank, world_size, base_ns, strict=bool(truncated))
+            read[step.number] = reader.read(step, rank, world_size, base_ns, strict=bool(truncated))
             usable.append(step)
         except TraceError as err:
             first_error = first_error or err
@@ -315,5 +323,5 @@ def _parse(data, source: str, rank: int | None, world_size: int | None, limits: 
             raise TraceError("no DDP all-reduce found (no c10d::allreduce_ in the trace: is the model wrapped in DDP?)")
         raise first_error
     return RankTrace(
-        source, rank, world_size, reader.backend, rank_from, tuple(usable), truncated, base_ns, count, reader
+        source, rank, world_size, reader.backend, rank_from, tuple(usable), truncated, base_ns, count, reader, read
     )
