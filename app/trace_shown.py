@@ -15,6 +15,7 @@ from app.trace.intervals import clip
 from app.trace.parse import RankTrace
 from app.trace.ranks import RunTimeline
 from app.trace.report import tail_text
+from app.trace.summary import RunSummary
 from app.trace.timeline import StepTimeline
 from labs.ui.palette import BLUE, ERROR_RED, EXPOSED_RED, ISSUE_BROWN, ORANGE, READY_NAVY
 
@@ -133,3 +134,74 @@ def _uncovered_pieces(pairs: np.ndarray, cover: np.ndarray) -> list[tuple[float,
         if cursor < end:
             pieces.append((cursor, end))
     return pieces
+
+
+SUMMARY_ROWS = 24
+"""Per-step rows the page shows at most (the command line prints them all)."""
+
+
+def summary_html(summary: RunSummary) -> str:
+    """Every step per rank (up to :data:`SUMMARY_ROWS` rows) and the warm steps' median and spread.
+
+    Parameters
+    ----------
+    summary : RunSummary
+        From :func:`app.trace.summary.summarize`.
+
+    Returns
+    -------
+    str
+        A table and a list, or empty when the files hold one step only.
+    """
+    if len(summary.rows) < 2:
+        return ""
+    cell = "style='padding:2px 8px;text-align:right'"
+    heads = ["step", "rank", "tail", "exposed", "step time", "backward compute", "note"]
+    rows = []
+    for r in summary.rows:
+        for tl in r.timelines or (None,):
+            if tl is None:
+                cells = [str(r.number), "", "", "", "", "", r.left_out]
+            else:
+                cells = [
+                    str(r.number),
+                    "?" if tl.rank is None else str(tl.rank),
+                    ms(tl.tail_ms),
+                    ms(tl.exposed_ms),
+                    ms(tl.step_ms),
+                    ms(tl.compute_ms),
+                    f"left out: {r.left_out}" if r.left_out else "",
+                ]
+            rows.append("<tr>" + "".join(f"<td {cell}>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    more = len(rows) - SUMMARY_ROWS
+    shown = rows[:SUMMARY_ROWS] + (
+        [f"<tr><td colspan='7'>… {more} more rows: python -m app.trace prints them all</td></tr>"] if more > 0 else []
+    )
+    warm = summary.warm
+    if warm:
+        said = ", ".join(str(r.number) for r in warm)
+        items = [f"Over {len(warm)} warm step{'s' * (len(warm) != 1)} ({html.escape(said)}), every rank:"]
+        for name, label in (
+            ("tail_ms", "tail"),
+            ("exposed_ms", "exposed"),
+            ("step_ms", "step"),
+            ("compute_ms", "backward compute"),
+        ):
+            spread = summary.figures[name]
+            items.append(
+                f"{label}: median {ms(spread.median)} ms, {ms(spread.low)}–{ms(spread.high)} ms"
+                if spread.count
+                else f"{label}: unknown"
+            )
+        for k, counts in enumerate(summary.last_ready):
+            items.append(f"bucket {k + 1} last ready: " + ", ".join(f"rank {r} {n}×" for r, n in counts.items()))
+        listed = "".join(f"<li>{item}</li>" for item in items)
+    else:
+        listed = "<li>No warm step to summarize: every step is left out above.</li>"
+    return (
+        "<table style='border-collapse:collapse;font-size:0.9rem'>"
+        "<caption style='text-align:left;font-weight:600'>Every step, ms (a hidden tail is negative here; "
+        "the trace's first step and DDP's bucket (re)build steps are left out of the summary)</caption>"
+        f"<thead><tr>{''.join(f'<th {cell}>{h}</th>' for h in heads)}</tr></thead>"
+        f"<tbody>{''.join(shown)}</tbody></table><ul style='font-size:0.9rem'>{listed}</ul>"
+    )

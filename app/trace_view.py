@@ -23,6 +23,7 @@ from app.trace.fit import fit_network, lab_settings
 from app.trace.parse import RankTrace
 from app.trace.ranks import RunTimeline, combine_ranks
 from app.trace.report import tail_text
+from app.trace.summary import summarize
 from app.trace.timeline import StepTimeline
 from app.trace_shown import (
     GANTT_KEYS,
@@ -33,6 +34,7 @@ from app.trace_shown import (
     measured_window,
     ms,
     read_file,
+    summary_html,
 )
 from labs.ui.live_readout import LiveReadout
 from labs.ui.palette import WHITE
@@ -66,6 +68,8 @@ class TraceView(Viewer):
         self.source = ColumnDataSource(data={key: [] for key in GANTT_KEYS})
         self.gantt = self._make_gantt()
         self.table = pn.pane.HTML("", sizing_mode="stretch_width", styles={"overflow-x": "auto"})
+        self.summary = pn.pane.HTML("", sizing_mode="stretch_width", styles={"overflow-x": "auto"})
+        self._summarized: list[RankTrace] = []  # the traces the summary was made for
         self.open_lab = pn.widgets.Button(
             label="Open in the bucket timeline lab", disabled=True, color="primary", stylesheets=[CONTROL_CSS]
         )
@@ -93,6 +97,7 @@ class TraceView(Viewer):
                 self.status.pane,
                 self.gantt,
                 self.table,
+                self.summary,
                 self.open_lab,
                 self.comparison,
                 self.lab_slot,
@@ -259,6 +264,10 @@ class TraceView(Viewer):
         self._shown = f"ranks = {len(shown)} · {figures_text(tl)}"
         self.status.show(html.escape(self._shown))
         self.table.object = bucket_table(run, tl)
+        now = list(self.traces)
+        if len(now) != len(self._summarized) or any(a is not b for a, b in zip(now, self._summarized, strict=False)):
+            self._summarized = now  # every step, read once per set of files (not per step chosen)
+            self.summary.object = summary_html(summarize(now))
         # the lab needs every bucket's size and time: a trace without them is shown, not modelled
         self.open_lab.disabled = not (tl.measured and all(b.nbytes is not None for b in tl.buckets))
         self._run, self._timeline = run, tl

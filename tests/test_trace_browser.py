@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -53,9 +54,12 @@ def test_two_ranks_give_the_figures_a_step_and_the_model_beside_them(page):
     trace = drop(page, GLOO)
     status = trace.get_by_role("status").first
     expect(status).to_contain_text(readout(GLOO))
-    table = trace.get_by_role("table")
+    table = trace.get_by_role("table", name=re.compile("^Buckets of"))
     expect(table.get_by_role("columnheader", name="last ready")).to_be_visible()
     expect(table.get_by_role("row")).to_have_count(5)  # a header and four buckets
+    every = trace.get_by_role("table", name=re.compile("^Every step"))
+    expect(every.get_by_role("row")).to_have_count(5)  # a header and steps 2 and 3 on two ranks
+    expect(trace.get_by_text("Over 1 warm step (3), every rank:")).to_be_visible()
     trace.get_by_role("button", name="Open in the bucket timeline lab").click()
     lab = page.get_by_role("region", name="Bucket timeline lab")
     expect(lab.get_by_role("status").first).to_contain_text("buckets = 4")
@@ -125,3 +129,16 @@ def test_a_bad_file_is_named_with_what_is_wrong_and_changes_nothing(page, tmp_pa
     expect(trace.get_by_role("alert").filter(has_text=said[:60])).to_contain_text(said)
     expect(trace.get_by_role("status").first).to_contain_text("Drop one trace file per rank")
     expect(trace).not_to_contain_text("Traceback")
+
+
+def test_axe_on_the_page_with_two_ranks_read(page):
+    """The bucket table, the every-step table and the summary list read by axe with figures in them."""
+    from tests.axe import audit, describe
+
+    trace = drop(page, GLOO)
+    expect(trace.get_by_role("status").first).to_contain_text(readout(GLOO))
+    expect(trace.get_by_role("table", name=re.compile("^Every step"))).to_be_visible()
+    # the dropper's own file list (FileDropper's filepond) has low-contrast grey sub-lines: a known
+    # finding of Panel's widget, not of what this page draws, so it is left out here
+    violations = [v for v in audit(page) if not all("filepond" in str(target) for target in v["targets"])]
+    assert not violations, describe(violations)

@@ -102,3 +102,21 @@ def test_a_hidden_tail_is_shown_as_zero_and_by_how_much():
         "0 ms (hidden by 3.140 ms)",
         "unknown",
     ]
+
+
+def test_every_step_and_the_warm_summary_are_shown_once_per_set_of_files(monkeypatch):
+    from app.trace import summary as summary_module
+
+    calls = []
+    real = trace_view.summarize
+    monkeypatch.setattr(trace_view, "summarize", lambda traces: calls.append(len(traces)) or real(traces))
+    view = TraceView()
+    drop(view, GLOO)
+    text = view.summary.object
+    assert "left out: the trace&#x27;s first step" in text and "Over 1 warm step (3), every rank:" in text
+    run = summary_module.summarize(view.traces)
+    tails = run.figures["tail_ms"]
+    assert f"tail: median {tails.median:.3f} ms, {tails.low:.3f}–{tails.high:.3f} ms" in text
+    assert "bucket 1 last ready: rank " in text
+    view.steps.value = 2  # another step shown: the summary is not read again
+    assert calls == [1, 2]  # once as each file landed, not again for another step
