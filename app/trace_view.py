@@ -42,6 +42,8 @@ from labs.ui.region import NamedRegion
 from labs.ui.styles import CONTROL_CSS
 
 MAX_FILE = "200MB"
+MAX_WORLD = 65_536
+"""The largest world size the page takes (more ranks than any DDP run a trace comes from)."""
 PROMPT = "Drop one trace file per rank to read its buckets."
 
 
@@ -86,12 +88,18 @@ class TraceView(Viewer):
         self._listed: list[str] = []  # the files read, in the dropper's order
         self._given: dict[str, int] = {}  # by file name: the rank its reader chose, for a file without one
         self._unnamed: list[str] = []  # the files a rank picker is shown for
+        self._choices = 0  # how many ranks each picker offers
         self.rank_pickers = pn.Column(sizing_mode="stretch_width")
+        # Asked only while no file says how many ranks the run had: never guessed from the file count.
+        self.world = pn.widgets.IntInput(
+            label="World size (ranks in the run)", value=None, start=2, end=MAX_WORLD, width=260, visible=False
+        )
+        self.world.param.watch(lambda _event: self._assemble(), "value")
         drop_group = NamedRegion(label="Trace file", role="group", object=self.drop, sizing_mode="stretch_width")
         self.layout = NamedRegion(
             label="Trace",
             heading="Your trace",
-            controls=[drop_group, self.rank_pickers, self.steps],
+            controls=[drop_group, self.world, self.rank_pickers, self.steps],
             object=pn.Column(
                 self.alert,
                 self.status.pane,
@@ -184,22 +192,37 @@ class TraceView(Viewer):
     # ----- ranks the files do not name ------------------------------------------------------------
 
     def _assemble(self) -> None:
-        """The traces in the list's order, each with the rank its reader gave where the file has none."""
+        """The traces in the list's order, each with the rank its reader gave where the file has none.
+
+        The world size comes from the files; where none says it, from "World size", and until that is
+        given it is unknown (the fit says so), never the number of files dropped.
+        """
         for name in set(self._given) - set(self._listed):
             del self._given[name]
         parsed = [self._parsed[name] for name in self._listed]
-        world = max((t.world_size or 0 for t in parsed), default=0) or len(parsed)
+        said = max((t.world_size or 0 for t in parsed), default=0)
+        self.world.visible = bool(parsed) and not said
+        world = said or self.world.value or None
         unnamed = [name for name in self._listed if self._parsed[name].needs_rank] if len(parsed) > 1 else []
-        if unnamed != self._unnamed:
-            self._unnamed = unnamed
-            self.rank_pickers.objects = [self._rank_picker(name, world) for name in unnamed]
-        self.traces = [
-            self._parsed[name].with_rank(self._given[name], world)
-            if name in self._given and name in unnamed
-            else self._parsed[name]
-            for name in self._listed
-        ]
+        choices = world or len(parsed)
+        if unnamed != self._unnamed or choices != self._choices:
+            self._unnamed, self._choices = unnamed, choices
+            self.rank_pickers.objects = [self._rank_picker(name, choices) for name in unnamed]
+        try:
+            self.traces = [self._with_world(name, world) for name in self._listed]
+        except TraceError as refusal:
+            self.alert.object = alert_html(" ".join(filter(None, [self.message, str(refusal)])))
+            return
         self._show()
+
+    def _with_world(self, name: str, world: int | None) -> RankTrace:
+        """One file's trace with the rank its reader chose and the world size given on the page, if any."""
+        trace = self._parsed[name]
+        if name in self._given and name in self._unnamed:
+            trace = trace.with_rank(self._given[name], world)
+        if world is not None and trace.world_size is None:
+            trace = trace.with_world_size(world)
+        return trace
 
     def _rank_picker(self, name: str, world: int) -> pn.widgets.Select:
         options = {"not said yet": -1, **{f"rank {r}": r for r in range(world)}}
@@ -296,7 +319,13 @@ class TraceView(Viewer):
 
     def _fill_lab(self) -> None:
         source = self._run if self._run is not None else self._timeline
-        settings = lab_settings(source, fit_network(source))
+        try:
+            fit = fit_network(source)
+        except TraceError as refusal:  # p unknown: say where to give it, on the page rather than the CLI's flag
+            said = str(refusal).replace("(--world-size N)", "in “World size (ranks in the run)”")
+            self.comparison.object = f'<p role="alert">The model cannot be filled in: {html.escape(said)}.</p>'
+            return
+        settings = lab_settings(source, fit)
         model = self.lab.model
         model.reset()
         for name in ("layers", "first_bucket_cap", "bucket_cap", "ranks", "bandwidth", "latency", "iteration"):

@@ -110,6 +110,29 @@ def test_a_file_without_its_rank_is_asked_for_it(page, tmp_path):
     expect(asked).to_have_count(0)
 
 
+def test_a_run_whose_files_do_not_say_its_world_size_is_given_one_on_the_page(page, tmp_path):
+    """Two of eight ranks, without distributedInfo: the fit waits for the world size; it is never 2 files."""
+    bare = []
+    for rank, path in enumerate(GLOO):
+        data = json.loads(gzip.decompress(path.read_bytes()))
+        del data["distributedInfo"]
+        bare.append(tmp_path / f"rank{rank}.json")
+        bare[-1].write_text(json.dumps(data))
+    trace = drop(page, bare)
+    world = trace.get_by_role("textbox", name="World size (ranks in the run)")
+    expect(world).to_be_visible()
+    for rank, path in enumerate(bare):
+        trace.get_by_role("combobox", name=f"Rank of {path.name}").select_option(label=f"rank {rank}")
+    expect(trace.get_by_role("status").first).to_contain_text(readout(GLOO))
+    trace.get_by_role("button", name="Open in the bucket timeline lab").click()
+    expect(trace.get_by_role("alert").filter(has_text="cannot be filled in")).to_contain_text("World size")
+    world.fill("8")
+    world.press("Enter")
+    trace.get_by_role("button", name="Open in the bucket timeline lab").click()
+    lab = page.get_by_role("region", name="Bucket timeline lab")
+    expect(lab.get_by_role("textbox", name=re.compile("^Ranks"))).to_have_value("8")
+
+
 @pytest.mark.parametrize(
     ("name", "content"),
     [

@@ -120,3 +120,29 @@ def test_every_step_and_the_warm_summary_are_shown_once_per_set_of_files(monkeyp
     assert "bucket 1 last ready: rank " in text
     view.steps.value = 2  # another step shown: the summary is not read again
     assert calls == [1, 2]  # once as each file landed, not again for another step
+
+
+def test_the_world_size_is_asked_for_when_no_file_says_it_never_taken_from_the_file_count(tmp_path):
+    """Two of a run's ranks dropped without distributedInfo: p is what the reader says, not 2 files."""
+    bare = []
+    for path in GLOO:
+        data = json.loads(gzip.decompress(path.read_bytes()))
+        del data["distributedInfo"]
+        bare.append(tmp_path / path.name.replace(".json.gz", "_bare.json"))
+        bare[-1].write_text(json.dumps(data))
+    view = TraceView()
+    assert not view.world.visible  # nothing dropped: nothing to ask
+    drop(view, bare)
+    assert view.world.visible and view.world.value is None
+    for picker, rank in zip(view.rank_pickers.objects, (0, 1), strict=True):
+        picker.value = rank
+    assert readout(GLOO) in view.status.text
+    assert all(trace.world_size is None for trace in view.traces)  # unknown, not len(files)
+    view._open_lab(None)
+    assert "World size (ranks in the run)" in view.comparison.object and 'role="alert"' in view.comparison.object
+    view.world.value = 8  # the two files were ranks 0 and 1 of eight
+    assert [trace.world_size for trace in view.traces] == [8, 8]
+    view._open_lab(None)
+    assert view.lab.model.ranks == 8 and "Model: step =" in view.comparison.object
+    drop(view, [GLOO[0]])  # a file that says its world size (2) takes over from the field
+    assert not view.world.visible
