@@ -1,4 +1,4 @@
-"""The fluid-queue lab: backlog under arrival rate λ and service rate μ, with an M/M/1 reference."""
+"""The fluid-queue lab: backlog under arrival rate λ and service rate μ, with an M/M/1 reference and a random queue."""
 
 from labs.registry import LabRegistration
 
@@ -12,5 +12,13 @@ LAB = LabRegistration(
     ),
     model="labs.queue.model:QueueModel",
     view="labs.queue.view:QueueLab",
-    units={"backlog": "work units", "net_rate": "work units/s", "drain_time": "s"},
+    units={
+        "backlog": "work units",
+        "net_rate": "work units/s",
+        "drain_time": "s",
+        "random_jobs": "jobs",
+        "random_average": "jobs",
+        "random_peak": "jobs",
+    },
+    counts={"random_jobs": "job", "random_peak": "job"},
 )

@@ -30,7 +30,9 @@ class QueueLab(LabView):
     def __init__(self, **params):
         params.setdefault("model", QueueModel())
         super().__init__(**params)
-        self.fields = [NumberField(model=self.model, control=name, unit=UNITS[name]) for name in self.model.controls]
+        self.fields = [
+            NumberField(model=self.model, control=name, unit=UNITS[name]) for name in self.model.typed_controls
+        ]
         self.chart = BacklogChart(self.transport.reveal, self.transport.marker, self.model.horizon)
         self.figure = self.chart.figure
         self.mm1_panel = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
