@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -11,6 +12,8 @@ from hypothesis import strategies as st
 
 from labs.queue.model import MAX_DRAWN_EVENTS, RANDOM_HORIZON, QueueModel, simulate_mm1
 from labs.timed import InvalidInput
+from labs.ui.playback import fill_template, readout_html, sample
+from tests.headless import send, status_text
 
 rates = st.floats(min_value=0.0, max_value=5.0, allow_nan=False, allow_subnormal=False)
 service_rates = st.floats(min_value=0.01, max_value=5.0, allow_nan=False, allow_subnormal=False)
@@ -174,3 +177,126 @@ def test_the_switch_takes_on_and_off_and_refuses_anything_else():
     with pytest.raises(InvalidInput, match="neither on nor off"):
         m.apply("random_queue", "maybe")
     assert m.random_queue is True
+
+
+# ----- the view, headless ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def lab():
+    from labs.queue.view import QueueLab
+
+    view = QueueLab()
+    view.__panel__()
+    return view
+
+
+def drawn_now(lab) -> tuple:
+    """Everything the page shows of the lab, for comparing two states."""
+    return (
+        status_text(lab),
+        lab.mm1_panel.text,
+        lab.figure.title.text,
+        lab.figure.y_range.end,
+        lab.figure.x_range.end,
+        list(lab.figure.renderers),
+        lab.transport.speed.options,
+        lab.transport.speed.value,
+        {k: list(v) for k, v in lab.transport.reveal.data.items()},
+        lab.describe_plots(),
+    )
+
+
+def test_off_the_lab_is_as_it_was_and_switching_on_then_off_brings_it_back(lab):
+    before = drawn_now(lab)
+    assert "random" not in before[0] and "average" not in before[0] and len(before[5]) == 2
+    assert set(lab.transport.state.trajectory) == {"t", "backlog"}
+    lab.switch.value = True
+    assert drawn_now(lab) != before
+    lab.switch.value = False
+    assert lab.model.random_queue is False
+    assert drawn_now(lab) == before
+
+
+def test_switched_on_the_readout_adds_random_and_average_and_the_run_plays_in_10_s(lab):
+    lab.switch.value = True
+    text = status_text(lab)
+    assert "random = 4 jobs" in text and "average = 4.00 jobs" in text and "backlog = 4.00 units" in text
+    assert lab.transport.speed.value == "50×" and lab.model.horizon == 500  # 500 s in 10 s
+    assert set(lab.transport.state.trajectory) == {"t", "backlog", "random", "average"}
+    assert lab.figure.renderers[:2] == lab.chart.random_lines and lab.figure.x_range.end == 500
+    send(lab, "pause", 250.0)
+    m = lab.model
+    text = status_text(lab)
+    assert f"random = {m.random_jobs:.0f} jobs" in text and f"average = {m.random_average:.2f} jobs" in text
+    assert lab.figure.y_range.end >= m.random_peak_at(500)
+
+
+def test_the_readout_is_what_the_page_fills_from_the_path_it_was_sent(lab):
+    lab.switch.value = True
+    state = lab.transport.state
+    trajectory = {k: np.asarray(v) for k, v in state.trajectory.items()}
+    for t in (0.0, 3.3, 77.7, 499.0):
+        send(lab, "pause", t)
+        assert (
+            status_text(lab).strip()
+            == re.sub(
+                r"<[^>]+>", " ", readout_html(fill_template(lab._template(), sample(trajectory, t)), live=False)
+            ).strip()
+        )
+        assert sample(trajectory, t)["random"] == lab.model.random_jobs_at(t)
+
+
+def test_the_seed_field_and_reset(lab):
+    lab.switch.value = True
+    send(lab, "pause", 300.0)
+    first = status_text(lab)
+    seed = lab.seed_field
+    assert seed.input.label == "Seed" and seed.input.value == "2026"
+    seed.input.value = "7"
+    assert lab.model.seed == 7 and status_text(lab) != first
+    seed.input.value = "7.5"
+    assert lab.model.seed == 7 and "whole number" in seed.error
+    send(lab, "reset")
+    assert lab.model.random_queue is False and lab.switch.value is False and lab.model.seed == 2026
+    lab.switch.value = True
+    send(lab, "pause", 300.0)
+    assert status_text(lab) == first  # the same seed after Reset: the same path
+
+
+def test_the_mm1_panel_says_what_the_average_approaches_or_that_there_is_nothing_to_approach(lab):
+    lab.switch.value = True
+    assert "approach L = 1.00 jobs" in lab.mm1_panel.text
+    lab.model.apply("arrival_rate", 3)
+    assert "no steady state" in lab.mm1_panel.text and "grows without bound" in lab.mm1_panel.text
+
+
+def test_the_plot_text_describes_the_random_path(lab):
+    lab.switch.value = True
+    send(lab, "pause", 100.0)
+    (plot,) = lab.describe_plots()
+    m = lab.model
+    assert "random M/M/1 queue (seed 2026)" in plot.summary
+    assert f"now {m.random_jobs:.0f} jobs" in plot.summary and f"now {m.random_average:.2f} jobs" in plot.summary
+    assert plot.rows == [[f"{t:.2f}", f"{q:.2f}"] for t, q in ((0, 4), (4, 0), (100, 0))]  # the fluid path's
+
+
+def test_an_exercise_on_the_average_hides_it_and_the_mm1_means_until_it_is_done(lab):
+    lab.switch.value = True
+    lab.param.update(conceal=True, hidden_quantity="random_average")
+    assert "average =" not in status_text(lab) and "random = 4 jobs" in status_text(lab)
+    assert "L = " not in lab.mm1_panel.text and "hidden until" in lab.mm1_panel.text
+    assert not lab.chart.mm1_line.visible and not lab.chart.mm1_label.visible
+    assert not lab.chart.random_lines[1].visible and "L = " not in lab.describe_plots()[0].summary
+    lab.param.update(conceal=False, hidden_quantity="")
+    assert "average = 4.00 jobs" in status_text(lab) and lab.chart.random_lines[1].visible
+
+
+def test_while_an_exercise_asks_for_the_peak_the_axis_does_not_depend_on_the_seed(lab):
+    lab.switch.value = True
+    lab.param.update(conceal=True, hidden_quantity="random_peak")
+    tops = set()
+    for seed in ("1", "2", "3", "4"):
+        lab.seed_field.input.value = seed
+        tops.add(lab.figure.y_range.end)
+    assert len(tops) == 1

@@ -6,13 +6,14 @@ model; the view owns neither the glyphs nor their data.
 
 from __future__ import annotations
 
-from bokeh.models import ColumnDataSource, HoverTool, Label, Range1d, Span
+from bokeh.models import ColumnDataSource, GlyphRenderer, HoverTool, Label, Line, Range1d, Span
 from bokeh.plotting import figure
 
 from labs.numbers import fixed, nice_at_least
 from labs.queue.model import QueueModel
-from labs.queue.text import TITLE, TITLE_WITH_STOP, axis_peak, mean_on_chart
-from labs.ui.palette import BLUE, ORANGE, PURPLE, STOP_GREEN
+from labs.queue.text import RANDOM_HIDES_MM1, TITLE, TITLE_RANDOM, TITLE_WITH_STOP, axis_peak, mean_on_chart
+from labs.ui.palette import BLUE, HUNG_GREY, ORANGE, PURPLE, STOP_GREEN
+from labs.ui.playback import revealed
 
 STOP_COLOUR = STOP_GREEN
 
@@ -64,6 +65,8 @@ class BacklogChart:
         line = fig.line("t", "backlog", source=reveal, line_width=3, color=BLUE)
         fig.scatter("t", "backlog", source=marker, size=12, color=ORANGE)
         fig.add_tools(HoverTool(renderers=[line], tooltips=[("t", "@t{0.00} s"), ("backlog", "@backlog{0.00}")]))
+        self.reveal = reveal
+        self.random_lines: list | None = None  # built the first time the random queue is switched on
         self.mm1_line = Span(
             dimension="width", line_dash="dashed", line_color=PURPLE, line_width=2, location=0, visible=False
         )
@@ -86,8 +89,31 @@ class BacklogChart:
             fig.add_layout(annotation)
         self.figure = fig
 
-    def redraw(self, model: QueueModel, conceal: bool) -> None:
-        """Scale the axes and place the mean and the stop line for the model as it is now.
+    def _show_random(self, model: QueueModel, hide_average: bool) -> None:
+        """Draw the random queue's lines, or take them off the figure (off: the figure as it always was).
+
+        The lines are built the first time they are wanted (a session that never switches the random
+        queue on builds no more models), and the revealed path gets their columns before they join
+        the figure, in the same message, so the page never draws them from a source without them.
+        """
+        fig = self.figure
+        if not model.random_queue:
+            if self.random_lines is not None:
+                fig.renderers = [r for r in fig.renderers if r not in self.random_lines]
+            return
+        if self.random_lines is None:  # not with fig.line(), which would join the figure at once
+            self.random_lines = [
+                GlyphRenderer(data_source=self.reveal, glyph=Line(x="t", y=column, line_color=colour, line_width=width))
+                for column, colour, width in (("random", HUNG_GREY, 1.5), ("average", PURPLE, 2.5))
+            ]
+        self.random_lines[1].visible = not hide_average
+        if any(r not in fig.renderers for r in self.random_lines):
+            self.reveal.data = revealed(model.trajectory(), model.t)
+            first = [r for r in fig.renderers if r not in self.random_lines]
+            fig.renderers = [*self.random_lines, *first]  # under the fluid line and its marker
+
+    def redraw(self, model: QueueModel, conceal: bool, hidden: str = "") -> None:
+        """Scale the axes and place the mean, the stop line and the random queue for the model as it is now.
 
         Parameters
         ----------
@@ -95,10 +121,14 @@ class BacklogChart:
             The session's model.
         conceal : bool
             Whether an exercise hides its answer (the axis then does not hint at it).
+        hidden : str
+            While concealed, the quantity the exercise asks for (the M/M/1 mean answers some).
         """
+        hide = conceal and hidden in RANDOM_HIDES_MM1
+        self._show_random(model, hide)
         peak = axis_peak(model, conceal)
-        ref = model.mm1
-        drawn = mean_on_chart(model, peak)
+        ref = None if hide else model.mm1
+        drawn = mean_on_chart(model, peak) and ref is not None
         if drawn:
             peak = max(peak, ref.L)
         top = nice_ceiling(peak * 1.1 if peak > 0 else 1)
@@ -121,4 +151,4 @@ class BacklogChart:
             text_align="right" if late else "left",
             x_offset=-4 if late else 4,
         )
-        self.figure.title.text = TITLE if stop is None else TITLE_WITH_STOP
+        self.figure.title.text = TITLE_RANDOM if model.random_queue else TITLE if stop is None else TITLE_WITH_STOP

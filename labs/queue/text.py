@@ -6,16 +6,28 @@ so the headless tests read it without building a figure.
 
 from __future__ import annotations
 
+import numpy as np
+
 from labs.numbers import fixed, fixed_apart
 from labs.queue.model import QueueModel
 from labs.ui.palette import MUTED_GREY, PURPLE
 from labs.ui.playback import escape, revealed
 from labs.ui.plot_text import PlotText, path_words
 
-UNITS = {"arrival_rate": "units/s", "service_rate": "units/s", "initial_backlog": "units", "arrivals_stop": "s"}
+UNITS = {
+    "arrival_rate": "units/s",
+    "service_rate": "units/s",
+    "initial_backlog": "units",
+    "arrivals_stop": "s",
+    "seed": "",
+}
 
 TITLE = "Fluid backlog q(t) = max(0, q0 + (λ − μ)·t)"
 TITLE_WITH_STOP = "Fluid backlog: q0 + (λ − μ)·t until arrivals stop at T, then down at μ (never below 0)"
+TITLE_RANDOM = "Fluid backlog q(t) (blue), a random M/M/1 queue: jobs (grey steps), their running average (purple)"
+
+RANDOM_HIDES_MM1 = frozenset({"random_average"})
+"""The quantities an exercise asks about that the M/M/1 figures answer: while one is hidden, so are they."""
 
 MM1_ASSUMPTIONS = (
     "Poisson arrivals at rate λ, exponential service times at rate μ, one server, "
@@ -24,8 +36,11 @@ MM1_ASSUMPTIONS = (
 )
 
 
-def readout_template(model: QueueModel, conceal: bool) -> str:
+def readout_template(model: QueueModel, conceal: bool, hidden: str = "") -> str:
     """The readout, with ``{t}`` and ``{backlog}`` for playback to fill; while concealed, no rates.
+
+    With the random queue on, also ``random = N jobs`` and ``average = x jobs`` (``{random:0}`` and
+    ``{average}``), the average left out while an exercise asks for it.
 
     Parameters
     ----------
@@ -33,6 +48,8 @@ def readout_template(model: QueueModel, conceal: bool) -> str:
         The session's model.
     conceal : bool
         Whether an exercise hides its answer (the net rate gives the backlog away).
+    hidden : str
+        While concealed, the quantity the exercise asks for.
 
     Returns
     -------
@@ -40,6 +57,10 @@ def readout_template(model: QueueModel, conceal: bool) -> str:
         Escaped text with placeholders.
     """
     readout = "t = {t} s · backlog = {backlog} units"
+    if model.random_queue:
+        readout += " · random = {random:0} jobs"
+        if not conceal or hidden != "random_average":
+            readout += " · average = {average} jobs"
     stop = model.arrivals_stop
     if stop is not None:
         readout += f" · arrivals stop at {model.shown_value('arrivals_stop')} s"
@@ -71,8 +92,39 @@ def axis_peak(model: QueueModel, conceal: bool) -> float:
         Work units.
     """
     if conceal and model.arrivals_stop is not None:
-        return max(model.initial_backlog, model.initial_backlog + model.net_rate * model.horizon)
-    return max(float(model.trajectory()["backlog"].max()), model.initial_backlog)
+        fluid = max(model.initial_backlog, model.initial_backlog + model.net_rate * model.horizon)
+    else:
+        fluid = max(float(model.fluid_trajectory()["backlog"].max()), model.initial_backlog)
+    if not model.random_queue:
+        return fluid
+    expected = random_reach(model)
+    if conceal:  # the seeded path's own peak could answer an exercise: a level that does not depend on it
+        return max(fluid, expected)
+    return max(fluid, float(model.random_peak_at(model.horizon)))
+
+
+def random_reach(model: QueueModel) -> float:
+    """A level the random path seldom passes in its run, from the rates alone (not from the seed).
+
+    For ρ < 1 the level n where ρ^n = 1/(λ·horizon) (the queue holds n or more jobs a fraction ρ^n
+    of the time); otherwise the fluid line plus three standard deviations of the random walk,
+    3·√((λ + μ)·horizon).
+
+    Parameters
+    ----------
+    model : QueueModel
+        The session's model.
+
+    Returns
+    -------
+    float
+        Jobs.
+    """
+    lam, mu, horizon = model.arrival_rate, model.service_rate, model.horizon
+    start = round(model.initial_backlog)
+    if lam < mu and lam * horizon > 1:
+        return start + float(np.log(lam * horizon) / np.log(mu / lam))
+    return start + max(0.0, (lam - mu) * horizon) + 3 * float(np.sqrt((lam + mu) * horizon))
 
 
 def mean_on_chart(model: QueueModel, peak: float) -> bool:
@@ -97,13 +149,18 @@ def mean_on_chart(model: QueueModel, peak: float) -> bool:
     return ref is not None and ref.L <= max(4 * peak, 10)
 
 
-def mm1_html(model: QueueModel) -> str:
+def mm1_html(model: QueueModel, hide: bool = False) -> str:
     """The M/M/1 reference panel: ρ, L, Lq, W, Wq or "no steady state", and its assumptions.
+
+    With the random queue on, also what its running average should approach (or that it has nothing
+    to approach).
 
     Parameters
     ----------
     model : QueueModel
         The session's model.
+    hide : bool
+        An exercise asks for what L answers (the random queue's average): ρ shows, the means do not.
 
     Returns
     -------
@@ -118,12 +175,29 @@ def mm1_html(model: QueueModel) -> str:
             "Work arrives at least as fast as it can be served, so the random queue grows "
             "without bound and has no long-run mean.</p>"
         )
+    elif hide:
+        body = (
+            f"<p>ρ = λ/μ = {fixed_apart(ref.rho, 1)}; the means L, Lq, W and Wq are hidden until you "
+            "have run the exercise.</p>"
+        )
     else:
         body = (
             f"<p>ρ = λ/μ = {fixed_apart(ref.rho, 1)}; mean number in system L = {fixed(ref.L)}; "
             f"waiting Lq = {fixed(ref.Lq)}; mean time in system W = {fixed(ref.W)} s; "
             f"waiting Wq = {fixed(ref.Wq)} s.</p>"
         )
+    if model.random_queue:
+        if ref is None:
+            body += (
+                "<p>Random queue: no steady state, so its running average approaches nothing; its path "
+                "grows without bound, like the fluid line but noisily.</p>"
+            )
+        elif not hide:
+            body += (
+                f"<p>Random queue: over a long run its running average should approach L = {fixed(ref.L)} "
+                f"jobs (seed {model.seed}; {fixed(model.horizon, 0)} s is one run, so expect it near L, "
+                "not on it).</p>"
+            )
     if model.arrivals_stop is not None:
         body += "<p>The M/M/1 reference assumes arrivals never stop: the stop time is not part of it.</p>"
     return (
@@ -135,8 +209,37 @@ def mm1_html(model: QueueModel) -> str:
     )
 
 
-def backlog_text(model: QueueModel, conceal: bool) -> PlotText:
-    """The backlog plot as drawn now: the path up to t, the stop line and the M/M/1 mean.
+def random_words(model: QueueModel, hide_average: bool) -> str:
+    """The random queue's path as drawn up to t, in words (its points are too many for a table).
+
+    Parameters
+    ----------
+    model : QueueModel
+        The session's model, with the random queue on.
+    hide_average : bool
+        Leave the running average out (an exercise asks for it).
+
+    Returns
+    -------
+    str
+        One sentence without a final full stop.
+    """
+    t = model.t
+    path = model.random_path
+    seen = path.jobs[path.times <= t]
+    low = int(min(path.start, seen.min())) if seen.size else path.start
+    words = (
+        f"A grey step line shows a random M/M/1 queue (seed {model.seed}): {path.start} jobs at t = 0.00 s, "
+        f"{int(seen.size)} arrivals and departures up to t = {fixed(t)} s, between {low} and "
+        f"{fixed(model.random_peak_at(t), 0)} jobs, now {fixed(model.random_jobs_at(t), 0)} jobs"
+    )
+    if not hide_average:
+        words += f". A purple line shows its running time-average, now {fixed(model.random_average_at(t))} jobs"
+    return words
+
+
+def backlog_text(model: QueueModel, conceal: bool, hidden: str = "") -> PlotText:
+    """The backlog plot as drawn now: the path up to t, the stop line, the M/M/1 mean, the random queue.
 
     Parameters
     ----------
@@ -144,22 +247,29 @@ def backlog_text(model: QueueModel, conceal: bool) -> PlotText:
         The session's model.
     conceal : bool
         Whether an exercise hides its answer.
+    hidden : str
+        While concealed, the quantity the exercise asks for.
 
     Returns
     -------
     PlotText
-        The plot in words and as a table of the points drawn.
+        The plot in words and as a table of the fluid path's points drawn.
     """
-    drawn = revealed(model.trajectory(), model.t)
+    hide = conceal and hidden in RANDOM_HIDES_MM1
+    drawn = revealed(model.fluid_trajectory(), model.t)
     ts, backlog = list(drawn["t"]), list(drawn["backlog"])
     summary = path_words(ts, backlog, "units")
     stop = model.arrivals_stop
     if stop is not None and stop <= model.horizon:
         summary += f". A line marks arrivals stopping at t = {model.shown_value('arrivals_stop')} s"
     ref = model.mm1
-    if ref is not None and mean_on_chart(model, axis_peak(model, conceal)):
+    if ref is not None and hide:
+        pass  # the M/M/1 mean answers the exercise: not drawn, not described
+    elif ref is not None and mean_on_chart(model, axis_peak(model, conceal)):
         summary += f". A dashed line marks the M/M/1 mean L = {fixed(ref.L)}"
     elif ref is not None:
         summary += f". The M/M/1 mean L = {fixed(ref.L)} is above the chart"
+    if model.random_queue:
+        summary = "Fluid backlog: " + summary + ". " + random_words(model, hide)
     rows = [[fixed(t), fixed(q)] for t, q in zip(ts, backlog, strict=True)]
     return PlotText("Backlog plot", summary + ".", ("t (s)", "backlog (units)"), rows)

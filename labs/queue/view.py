@@ -12,11 +12,16 @@ from bokeh.models import Div
 from labs.queue import LAB
 from labs.queue.figures import BacklogChart
 from labs.queue.model import QueueModel
-from labs.queue.text import UNITS, backlog_text, mm1_html, readout_template
+from labs.queue.text import RANDOM_HIDES_MM1, UNITS, backlog_text, mm1_html, readout_template
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
 from labs.ui.plot_text import PlotText
 from labs.ui.stage import ControlGroup
+from labs.ui.switch_field import SwitchField
+from labs.ui.transport import SPEEDS
+
+RANDOM_SPEED = "50×"
+"""The speed offered while the random queue is on: its 500 s run plays in 10 s."""
 
 
 class QueueLab(LabView):
@@ -36,16 +41,39 @@ class QueueLab(LabView):
         self.chart = BacklogChart(self.transport.reveal, self.transport.marker, self.model.horizon)
         self.figure = self.chart.figure
         self.mm1_panel = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
+        self.switch = SwitchField(label=self.model.param["random_queue"].label, value=self.model.random_queue)
+        self.switch.param.watch(self._switched, "value")
+        self.seed_field = NumberField(model=self.model, control="seed", unit=UNITS["seed"])
         rates = ControlGroup("Arrivals and service", tuple((f.control, f) for f in self.fields))
-        self._assemble([self.figure], [rates], more=[self.mm1_panel], plots=[self.figure])
+        random = ControlGroup("Random queue", (("random_queue", self.switch), ("seed", self.seed_field)))
+        self._assemble([self.figure], [rates, random], more=[self.mm1_panel], plots=[self.figure])
+
+    def _switched(self, event: param.parameterized.Event) -> None:
+        if event.new != self.model.random_queue:
+            self.model.apply("random_queue", event.new)
+
+    @property
+    def _hides_mm1(self) -> bool:
+        return self.conceal and self.hidden_quantity in RANDOM_HIDES_MM1
 
     def _template(self) -> str:
-        return readout_template(self.model, self.conceal)
+        return readout_template(self.model, self.conceal, self.hidden_quantity)
 
     def describe_plots(self) -> list[PlotText]:
-        """The backlog plot as drawn now: the path up to t, the stop line and the M/M/1 mean."""
-        return [backlog_text(self.model, self.conceal)]
+        """The backlog plot as drawn now: the path up to t, the stop line, the M/M/1 mean, the random queue."""
+        return [backlog_text(self.model, self.conceal, self.hidden_quantity)]
 
     def _redraw(self) -> None:
-        self.chart.redraw(self.model, self.conceal)
-        self.mm1_panel.text = mm1_html(self.model)
+        m = self.model
+        self.chart.redraw(m, self.conceal, self.hidden_quantity)
+        self.mm1_panel.text = mm1_html(m, hide=self._hides_mm1)
+        if self.switch.value != m.random_queue:
+            self.switch.value = m.random_queue
+        speeds = [*SPEEDS, RANDOM_SPEED] if m.random_queue else list(SPEEDS)
+        select = self.transport.speed
+        if select.options != speeds:
+            select.options = speeds
+            if m.random_queue:
+                select.value = RANDOM_SPEED  # 500 s in 10 s: at 2× the run would take over four minutes
+            elif select.value not in speeds:
+                select.value = self.speed
