@@ -43,6 +43,7 @@ class QueueLab(LabView):
         self.mm1_panel = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         self.switch = SwitchField(label=self.model.param["random_queue"].label, value=self.model.random_queue)
         self.switch.param.watch(self._switched, "value")
+        self.switches = {"random_queue": self.switch}  # every on/off control by name, as in the timeline lab
         self.seed_field = NumberField(model=self.model, control="seed", unit=UNITS["seed"])
         rates = ControlGroup("Arrivals and service", tuple((f.control, f) for f in self.fields))
         random = ControlGroup("Random queue", (("random_queue", self.switch), ("seed", self.seed_field)))
