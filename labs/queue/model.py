@@ -47,11 +47,13 @@ RANDOM_HORIZON = 500.0
 """The horizon while the random queue is on, in model seconds: long enough for its time-average to
 settle near L at moderate ρ (at ρ = 0.5 and μ = 2 its standard error is about 0.15 job)."""
 
-MAX_DRAWN_EVENTS = 4000
-"""The most events of the random path sent to the page exactly. Above (λ + μ above about 8/s over
-500 s) the page is sent the number in the system sampled at this many even times instead, held
-as steps: the picture and the readout stay honest at that scale, and the page is not sent
-hundreds of kilobytes on every edit. The quantities (``random_jobs`` ...) always read the exact path."""
+MAX_DRAWN_EVENTS = 2000
+"""The most events of the random path sent to the page exactly (about 90 kB of JSON at the defaults'
+930 events). Above (λ above about 2/s over 500 s) the page is sent the number in the system sampled
+at this many even times instead, held as steps, about 150 kB: the picture stays honest at that
+scale, the readout's ``random`` is then the count at the last sample, and the page is not sent
+several hundred kilobytes on every edit. The quantities (``random_jobs`` ...) always read the exact
+path."""
 
 _SWITCH_WORDS = {"true": True, "on": True, "yes": True, "false": False, "off": False, "no": False}
 
