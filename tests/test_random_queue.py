@@ -300,3 +300,14 @@ def test_while_an_exercise_asks_for_the_peak_the_axis_does_not_depend_on_the_see
         lab.seed_field.input.value = seed
         tops.add(lab.figure.y_range.end)
     assert len(tops) == 1
+
+
+@pytest.mark.parametrize(("lam", "mu"), [(0.0, 2.0), (0.001, 2.0), (1.0, 2.0), (0.9, 1.0), (2.0, 2.0), (3.0, 2.0)])
+def test_the_level_the_axis_allows_for_while_concealed_is_near_what_a_run_reaches(lam, mu):
+    """Above the fluid line and most runs' peaks, and not a hundred times taller than either."""
+    from labs.queue.text import random_reach
+
+    m = random_model(lam=lam, mu=mu)
+    reach = random_reach(m)
+    peaks = [random_model(lam=lam, mu=mu, seed=seed).random_peak_at(500.0) for seed in range(20)]
+    assert reach >= 4 and sorted(peaks)[10] <= reach <= 10 * max(peaks) + 10, (reach, peaks)

@@ -106,9 +106,9 @@ def axis_peak(model: QueueModel, conceal: bool) -> float:
 def random_reach(model: QueueModel) -> float:
     """A level the random path seldom passes in its run, from the rates alone (not from the seed).
 
-    For ρ < 1 the level n where ρ^n = 1/(λ·horizon) (the queue holds n or more jobs a fraction ρ^n
-    of the time); otherwise the fluid line plus three standard deviations of the random walk,
-    3·√((λ + μ)·horizon).
+    For ρ < 1, round(q0) plus the level n where ρ^n = 1/(λ·horizon) (the queue holds n or more jobs
+    a fraction ρ^n of the time; at least 1 job); otherwise the fluid line's end plus three standard
+    deviations of the random walk, 3·√((λ + μ)·horizon).
 
     Parameters
     ----------
@@ -122,9 +122,9 @@ def random_reach(model: QueueModel) -> float:
     """
     lam, mu, horizon = model.arrival_rate, model.service_rate, model.horizon
     start = round(model.initial_backlog)
-    if lam < mu and lam * horizon > 1:
-        return start + float(np.log(lam * horizon) / np.log(mu / lam))
-    return start + max(0.0, (lam - mu) * horizon) + 3 * float(np.sqrt((lam + mu) * horizon))
+    if lam < mu:  # (with nothing arriving, the path only drains from its start)
+        return start + (float(np.log(lam * horizon) / np.log(mu / lam)) if lam * horizon > 1 else 1.0)
+    return start + (lam - mu) * horizon + 3 * float(np.sqrt((lam + mu) * horizon))
 
 
 def mean_on_chart(model: QueueModel, peak: float) -> bool:
