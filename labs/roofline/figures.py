@@ -50,7 +50,7 @@ NAMES = {
     "kernel": "kernel",
     "kernel_label": "kernel label",
 }
-"""Each piece of the roofline chart by its attribute, and the ``name`` it carries in the page's Bokeh document."""
+"""Each piece of the roofline chart by its attribute, and the ``name`` it carries in the Bokeh document of the page."""
 
 # The roof line's hover text, from the model's min(P, I·B), formatted as significant() does.
 HOVER_CODE = browser_code("formats.js", "roofline_hover.js")
@@ -62,7 +62,7 @@ class RooflineChart:
     While an exercise conceals its answer the chart draws only the two ceilings, the slope I·B and
     the flat P, each a straight line across the whole plot: no bent roof, no ridge, no shaded
     regions or their names, no kernel and no hover. Every piece has a ``name`` (:data:`NAMES`), so
-    a browser test finds it in the page's Bokeh document.
+    a browser test finds it in the Bokeh document of the page (by name).
     """
 
     def __init__(self, peak_compute: float):
