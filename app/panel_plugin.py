@@ -10,8 +10,9 @@ of Tornado routes, tried after every page's own routes and before Bokeh's top-le
   index``: that would make the index the root app, whose own ``/static/...`` route Bokeh puts in
   front of every plugin's, and Bokeh's JavaScript would go uncompressed again.
 
-Importing it also turns off two of Bokeh's development checks, as ``python -m app`` does
-(:mod:`app.serving_settings`).
+Importing it also turns off two of Bokeh's development checks and imports every lab's view before
+the first page is served, as ``python -m app`` does (:mod:`app.serving_settings`,
+:func:`app.catalog.import_every_view`).
 """
 
 from __future__ import annotations
@@ -19,10 +20,12 @@ from __future__ import annotations
 from tornado.web import RedirectHandler
 
 from app import serving_settings
+from app.catalog import import_every_view
 from app.classroom.http import ClassDataHandler
 from app.compression import ROUTES as COMPRESSED_STATIC
 
 serving_settings.install()  # Bokeh's development checks off, as under python -m app (app.serving_settings)
+import_every_view()  # every lab's models known to every page, as under python -m app (app.catalog)
 
 ROUTES = [
     *COMPRESSED_STATIC,

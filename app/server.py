@@ -13,6 +13,7 @@ from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
 from app import collector, compression, page_html, serving_settings
+from app.catalog import import_every_view
 from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token
 from app.classroom.http import ClassDataHandler
 from app.content import SpecError
@@ -126,6 +127,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     install_if_asked()
     serving_settings.install()  # Bokeh's development checks off, unless the environment says (app.serving_settings)
+    import_every_view()  # every lab's models known to every page, lazily opened labs included (app.catalog)
     try:
         lessons()
     except SpecError as error:
