@@ -408,6 +408,11 @@ class QueueModel(TimedModel):
         """How many events have happened by time ``t`` (an event at t counts: the path is right-continuous)."""
         return np.searchsorted(self.random_path.times, np.asarray(t, dtype=float), side="right")
 
+    @staticmethod
+    def _as_of(values: np.ndarray, k: np.ndarray, before: float) -> np.ndarray:
+        """Each event's ``values`` as they stand after the ``k`` first events; ``before`` while k is 0."""
+        return np.where(k > 0, values[np.maximum(k - 1, 0)] if values.size else before, before)
+
     def random_jobs_at(self, t: float | np.ndarray) -> float | np.ndarray:
         """Jobs in the random queue at time ``t`` (whole numbers).
 
@@ -423,7 +428,7 @@ class QueueModel(TimedModel):
         """
         path = self.random_path
         k = self._index(t)
-        jobs = np.where(k > 0, path.jobs[np.maximum(k - 1, 0)] if path.jobs.size else path.start, path.start)
+        jobs = self._as_of(path.jobs, k, path.start)
         return float(jobs) if np.ndim(jobs) == 0 else jobs.astype(float)
 
     @property
@@ -447,8 +452,7 @@ class QueueModel(TimedModel):
         path = self.random_path
         t = np.asarray(t, dtype=float)
         k = self._index(t)
-        last = np.where(k > 0, path.times[np.maximum(k - 1, 0)] if path.times.size else 0.0, 0.0)
-        area = np.where(k > 0, path.area[np.maximum(k - 1, 0)] if path.area.size else 0.0, 0.0)
+        last, area = self._as_of(path.times, k, 0.0), self._as_of(path.area, k, 0.0)
         jobs = np.asarray(self.random_jobs_at(t), dtype=float)
         total = area + jobs * (t - last)
         with np.errstate(invalid="ignore", divide="ignore"):
