@@ -8,8 +8,25 @@ from dataclasses import dataclass
 
 from panel.viewable import Viewer
 
-from labs.registry import registrations
+from labs.registry import LabRegistration, registrations
 from labs.timed import TimedModel
+
+
+def lesson_labs() -> tuple[LabRegistration, ...]:
+    """Every lab a lesson may name: the registered labs, then the sample trace.
+
+    The sample trace (:mod:`app.trace_sample`) is a lab only beside a lesson: it has no page, route
+    or index entry of its own (the trace page, ``/trace``, is its home), so it is not in
+    :data:`labs.registry.LAB_PACKAGES`.
+
+    Returns
+    -------
+    tuple of LabRegistration
+        The labs in :func:`labs.registry.registrations` order, then the sample trace.
+    """
+    from app.trace_sample import LAB as SAMPLE_TRACE  # app.trace reads files: not needed by the labs
+
+    return (*registrations(), SAMPLE_TRACE)
 
 
 @dataclass(frozen=True)
@@ -74,7 +91,7 @@ def lab_kinds() -> dict[str, LabKind]:
             counts=dict(lab.counts),
             choices=dict(lab.choices),
         )
-        for lab in registrations()
+        for lab in lesson_labs()
     }
 
 
@@ -89,5 +106,5 @@ def import_every_view() -> None:
     in the browser with "could not resolve type 'SwitchField1'" (seen on the trace page under
     load). Each way of serving calls this at start-up.
     """
-    for lab in registrations():
+    for lab in lesson_labs():
         lab.view_class()

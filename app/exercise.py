@@ -11,7 +11,7 @@ from panel.viewable import Viewer
 from app.catalog import lab_kinds
 from app.content import Exercise, Step
 from app.exercise_card import ExerciseCard
-from app.exercise_words import amount_html, counted, describe_step, model_reading, same, shown_setting
+from app.exercise_words import amount_html, counted, describe_step, model_reading, play_buttons, same, shown_setting
 from app.lesson_text import LessonText
 from app.progress import ProgressStore
 from labs.numbers import NotANumber, parse_number
@@ -133,10 +133,11 @@ class ExerciseRunner(Viewer):
         running = self.active and not self.finished
         if running:
             runs_left = any(step.kind == "run" for step in self.exercise.steps[self.current :])
+            buttons, agree = play_buttons(self.model_class)
             if not self.locked:
-                reason = "Play and Step are off until you lock a prediction."
+                reason = f"{buttons} {'is' if agree else 'are'} off until you lock a prediction."
             elif not runs_left:
-                reason = "Play and Step wait while you do the exercise's next step."
+                reason = f"{buttons} wait{agree} while you do the exercise's next step."
         self.lab.gate(reason)
         if self.active or not self.session.active:  # (another active exercise drives the lab itself)
             self.lab.listen_for_play(running and not reason and self.model.judged_on_play and self._step_is("run"))
@@ -338,7 +339,8 @@ class ExerciseRunner(Viewer):
         if self.notice:
             parts.append(f'<p role="alert" class="field-error">{html.escape(self.notice)}</p>')
         if self.active and not self.locked:
-            parts.append('<p class="gate">Play and Step stay off until you lock a prediction.</p>')
+            buttons, agree = play_buttons(self.model_class)
+            parts.append(f'<p class="gate">{buttons} stay{agree} off until you lock a prediction.</p>')
         if not self.finished and self.progress.is_done(self.key):
             if self.progress.was_correct(self.key):
                 parts.append('<p class="before">✓ You got this right before; you can do it again any time.</p>')

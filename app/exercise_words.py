@@ -41,11 +41,31 @@ def describe_step(step: Step, model_class: type, choice: bool = False) -> str:
         return f"Set {label} to {shown_setting(step.control, step.value, model_class)}"
     if step.kind == "predict":
         return f"{'Choose' if choice else 'Type'} your prediction and press Lock prediction"
+    if getattr(model_class, "run_words", ""):  # a lab whose Play is another button (the sample trace's Load)
+        return model_class.run_words
     if getattr(model_class, "judged_on_play", False):
         return "Press Play (the verdict shows at once)"
     if step.value is None:
         return "Press Play and let it run to the end"
     return f"Press Play or Step until t = {format_number(step.value)} s"
+
+
+def play_buttons(model_class: type) -> tuple[str, str]:
+    """The buttons that run a lab, as an exercise names them, and the verb's ending that agrees with them.
+
+    Parameters
+    ----------
+    model_class : type
+        The lab's model class; one whose Play is another button names it in ``play_words``.
+
+    Returns
+    -------
+    tuple of str
+        ``("Play and Step", "")`` for the timed labs (so "Play and Step stay off"); the sample
+        trace's ``("Load the sample trace", "s")`` ("… stays off").
+    """
+    words = getattr(model_class, "play_words", "")
+    return (words, "s") if words else ("Play and Step", "")
 
 
 def shown_setting(control: str, value: object, model_class: type) -> str:

@@ -25,6 +25,7 @@ from app.trace.ranks import RunTimeline, combine_ranks
 from app.trace.report import tail_text
 from app.trace.summary import summarize
 from app.trace.timeline import StepTimeline
+from app.trace_sample import SAMPLE_FILES, sample_traces
 from app.trace_shown import (
     GANTT_KEYS,
     alert_html,
@@ -47,7 +48,8 @@ DROPPED_FILE_CSS = ".filepond--file-info-sub, .filepond--file-status-sub { opaci
 4.5:1 (axe: color-contrast); at full opacity they read like the file's name."""
 MAX_WORLD = 65_536
 """The largest world size the page takes (more ranks than any DDP run a trace comes from)."""
-PROMPT = "Drop one trace file per rank to read its buckets."
+PROMPT = "Drop one trace file per rank to read its buckets, or load the sample trace."
+SAMPLE_PROMPT = "Press Load the sample trace to read its buckets."
 
 
 class TraceView(Viewer):
@@ -56,9 +58,22 @@ class TraceView(Viewer):
     traces = param.List(default=[], doc="This session's parsed traces, one per rank file.")
     step = param.Integer(default=None, allow_None=True, doc="The step shown (its number in the trace).")
     message = param.String(default="", doc="Why the last files could not be read, for the alert line.")
+    own_files = param.Boolean(
+        default=True,
+        constant=True,
+        doc=(
+            "Whether the student may drop their own files and open the model beside them (the trace page), "
+            "or only load the sample (beside a lesson, where the page's own lab is the model)."
+        ),
+    )
 
     def __init__(self, **params):
         super().__init__(**params)
+        self.prompt = PROMPT if self.own_files else SAMPLE_PROMPT
+        self.sample = pn.widgets.Button(
+            label="Load the sample trace", color="default" if self.own_files else "primary", stylesheets=[CONTROL_CSS]
+        )
+        self.sample.on_click(lambda _event: self.load_sample())
         self.drop = pn.widgets.FileDropper(
             multiple=True,
             max_file_size=MAX_FILE,
@@ -69,7 +84,7 @@ class TraceView(Viewer):
         self.drop.param.watch(self._dropped, "value")
         self.steps = pn.widgets.Select(label="Step", options={}, disabled=True, width=260)
         self.steps.param.watch(self._step_chosen, "value")
-        self.status = LiveReadout(PROMPT)
+        self.status = LiveReadout(self.prompt)
         self.alert = pn.pane.HTML("", margin=(0, 10))
         self.source = ColumnDataSource(data={key: [] for key in GANTT_KEYS})
         self.gantt = self._make_gantt()
@@ -77,7 +92,11 @@ class TraceView(Viewer):
         self.summary = pn.pane.HTML("", sizing_mode="stretch_width", styles={"overflow-x": "auto"})
         self._summarized: list[RankTrace] = []  # the traces the summary was made for
         self.open_lab = pn.widgets.Button(
-            label="Open in the bucket timeline lab", disabled=True, color="primary", stylesheets=[CONTROL_CSS]
+            label="Open in the bucket timeline lab",
+            disabled=True,
+            color="primary",
+            stylesheets=[CONTROL_CSS],
+            visible=self.own_files,
         )
         self.open_lab.on_click(self._open_lab)
         self.comparison = pn.pane.HTML("", margin=(5, 10))
@@ -99,17 +118,20 @@ class TraceView(Viewer):
             label="World size (ranks in the run)", value=None, start=2, end=MAX_WORLD, width=260, visible=False
         )
         self.world.param.watch(lambda _event: self._assemble(), "value")
+        self.shown = pn.Column(self.gantt, self.table, self.summary, sizing_mode="stretch_width")
+        self.layout = self._lay_out()
+
+    def _lay_out(self) -> NamedRegion:
+        """The page's region: what the student gives (files, the sample, ranks, the step), then what is read."""
         drop_group = NamedRegion(label="Trace file", role="group", object=self.drop, sizing_mode="stretch_width")
-        self.layout = NamedRegion(
+        return NamedRegion(
             label="Trace",
             heading="Your trace",
-            controls=[drop_group, self.world, self.rank_pickers, self.steps],
+            controls=[drop_group, self.sample, self.world, self.rank_pickers, self.steps],
             object=pn.Column(
                 self.alert,
                 self.status.pane,
-                self.gantt,
-                self.table,
-                self.summary,
+                self.shown,
                 self.open_lab,
                 self.comparison,
                 self.lab_slot,
@@ -184,6 +206,30 @@ class TraceView(Viewer):
         self._listed = [name for name in listed if name in self._parsed]
         self._assemble()
 
+    def load_sample(self) -> None:
+        """Show the course's sample trace (:mod:`app.trace_sample`), parsed once per process, in place of any files.
+
+        A file dropped afterwards replaces it: the page shows what the dropper's list holds.
+        """
+        self._parsed = dict(sample_traces())
+        self._problems, self._given = {}, {}
+        self._listed = list(SAMPLE_FILES)
+        self.message = ""
+        self._assemble()
+
+    def clear(self) -> None:
+        """Show nothing read: the invitation, no step, no picture, no tables."""
+        self._parsed, self._problems, self._given, self._listed = {}, {}, {}, []
+        self._summarized, self._shown, self.message = [], "", ""
+        with pn.io.hold():
+            self.traces = []
+            self.step = None
+            self.steps.param.update(options={}, value=None, disabled=True)
+            self.figure.visible = False
+            self.table.object = self.summary.object = self.alert.object = ""
+            self.open_lab.disabled = True
+            self.status.show(self.prompt)
+
     def _read_done(self, name: str, outcome: RankTrace | str) -> None:
         """One file parsed (or refused): keep it, then read what arrived meanwhile or show the list."""
         self._reading.discard(name)
@@ -257,7 +303,7 @@ class TraceView(Viewer):
         self.alert.object = alert_html(self.message)
         if not self.traces:  # nothing read yet, nor now: back to the invitation (the alert says why)
             self._shown = ""
-            self.status.show(PROMPT)
+            self.status.show(self.prompt)
             return
         numbers = self._step_numbers(self.traces)
         if self.step not in numbers:
@@ -267,7 +313,7 @@ class TraceView(Viewer):
             run, tl = self._read()
         except TraceError as refusal:
             said = str(refusal)
-            shown = html.escape(self._shown) if self._shown else PROMPT  # the last figures read stay
+            shown = html.escape(self._shown) if self._shown else self.prompt  # the last figures read stay
             if refusal.source in self._unnamed:
                 said = (
                     f"{refusal.source}: the file has no rank information (no distributedInfo): "

@@ -46,7 +46,7 @@ def drop(page: Page, paths: list[Path]):
 
 def test_the_index_links_to_the_trace_page(page):
     page.goto(page.base_url + "/")
-    page.get_by_role("link", name="Trace").click()
+    page.get_by_role("link", name="Trace", exact=True).click()
     expect(page.get_by_role("group", name="Trace file")).to_be_visible()
 
 
@@ -163,3 +163,16 @@ def test_axe_on_the_page_with_two_ranks_read(page):
     expect(trace.get_by_role("table", name=re.compile("^Every step"))).to_be_visible()
     violations = audit(page)  # the dropper's own file list included
     assert not violations, describe(violations)
+
+
+def test_the_sample_trace_loads_with_a_button_and_reads_like_dropped_files(page):
+    """No trace of your own yet: the page's button shows the course's sample (two ranks, rank 1 late)."""
+    from app.trace_sample import SAMPLE_DIR, SAMPLE_FILES
+
+    page.goto(page.base_url + "/trace")  # type: ignore[attr-defined]
+    trace = page.get_by_role("region", name="Trace")
+    trace.get_by_role("button", name="Load the sample trace").click()
+    expect(trace.get_by_role("status").first).to_contain_text(readout([SAMPLE_DIR / name for name in SAMPLE_FILES]))
+    table = trace.get_by_role("table", name=re.compile("^Buckets of"))
+    expect(table.get_by_role("row").last).to_contain_text("rank 1")  # last ready for the last bucket
+    expect(trace.get_by_role("button", name="Open in the bucket timeline lab")).to_be_enabled()

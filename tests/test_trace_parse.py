@@ -1,7 +1,9 @@
 """The trace import (app.trace) against real PyTorch traces and synthetic ones.
 
 Real: tests/fixtures/traces/gloo_*_rank{0,1}.json.gz, made by tools/make_trace_fixtures.py with
-torch 2.13.0 (DDP, gloo, 2 ranks on CPU). Their expectations (gloo_*.expected.json) were computed
+torch 2.13.0 (DDP, gloo, 2 ranks on CPU); the ``late`` case's traces are the course's sample
+(content/traces/, rank 1 late with its last bucket), checked here like the others. Their
+expectations (gloo_*.expected.json) were computed
 without app.trace: ``by_hand`` is a plain second reading of the raw JSON in the tools script, and
 the host-clock record (``buckets``, ``ready``, ``loop``) brackets every time from outside the trace.
 
@@ -30,13 +32,14 @@ from app.trace.ranks import RunTimeline, combine_ranks
 from tests import trace_synth as synth
 
 FIXTURES = Path(__file__).parent / "fixtures" / "traces"
-CASES = ["schedule", "noschedule", "unused"]
+SAMPLE = Path(__file__).parents[1] / "content" / "traces"
+CASES = ["schedule", "noschedule", "unused", "late"]
 RANKS = [0, 1]
 US = 1e-6  # ms: one nanosecond
 
 
 def raw(case: str, rank: int) -> bytes:
-    return (FIXTURES / f"gloo_{case}_rank{rank}.json.gz").read_bytes()
+    return ((SAMPLE if case == "late" else FIXTURES) / f"gloo_{case}_rank{rank}.json.gz").read_bytes()
 
 
 def expected(case: str) -> dict:

@@ -23,6 +23,12 @@ and 1, MASTER_ADDR 127.0.0.1, a free port) on five ``nn.Linear`` layers with
 ``unused``
     As ``schedule``, with ``find_unused_parameters=True`` (buckets in registration order, reversed,
     never rebuilt).
+``late``
+    As ``schedule``, but rank 1 sleeps :data:`LATE_MS` in a hook on the first layer's weight, just
+    before that gradient (the last one backward writes) is accumulated: a rank that is late with the
+    last bucket. These two traces are the course's sample trace: they are written to
+    ``content/traces/`` (the trace page's "Load the sample trace" and lesson 2's trace exercises
+    read them), their expectations beside the others.
 
 The expectations (``gloo_<case>.expected.json``) are computed without ``app.trace``, twice:
 
@@ -63,6 +69,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # devtools/ sits b
 from devtools.ports import free_port  # noqa: E402
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "traces"
+SAMPLE_OUT = Path(__file__).resolve().parents[1] / "content" / "traces"
+"""Where the ``late`` case's traces go: the sample the app ships."""
 WORLD = 2
 WIDTHS = [512, 512, 512, 256, 256, 64]  # five Linear layers: 1 MiB, 1 MiB, 512 KiB, 256 KiB, 64 KiB weights
 CAP_MB = 0.25
@@ -71,7 +79,15 @@ CASES = {
     "schedule": {"schedule": True, "unused": False},
     "noschedule": {"schedule": False, "unused": False},
     "unused": {"schedule": True, "unused": True},
+    "late": {"schedule": True, "unused": False, "late": True},
 }
+LATE_MS = 20
+"""How long rank 1 sleeps before writing its last gradient, in the ``late`` case."""
+
+
+def trace_dir(case: str) -> Path:
+    """Where a case's traces are written: the sample in ``content/traces/``, the rest beside their expectations."""
+    return SAMPLE_OUT if CASES[case].get("late") else OUT
 
 
 def build_model() -> nn.Module:
@@ -140,6 +156,10 @@ def worker(rank: int, port: int, case: str, tmp: str) -> None:
         return future.then(done)
 
     ddp.register_comm_hook(None, hook)
+    if options.get("late") and rank == 1:
+        # A tensor hook runs inside the gradient's AccumulateGrad, before it is written: rank 1's
+        # last gradient, and so its last bucket, is ready LATE_MS later than rank 0's.
+        model[0].weight.register_hook(lambda _grad: time.sleep(LATE_MS / 1000))
     for name, param in model.named_parameters():
         param.register_post_accumulate_grad_hook(
             lambda _p, n=name: ready.append({"iteration": state["iteration"], "param": n, "ns": time.time_ns()})
@@ -439,7 +459,8 @@ def make_case(case: str) -> None:
         raise SystemExit(f"{case}: the trace and the host clock never lined up")
     for rank, raw in enumerate(raws):
         # mtime=0: the same trace gives the same bytes
-        (OUT / f"gloo_{case}_rank{rank}.json.gz").write_bytes(gzip.compress(raw, 9, mtime=0))
+        trace_dir(case).mkdir(parents=True, exist_ok=True)
+        (trace_dir(case) / f"gloo_{case}_rank{rank}.json.gz").write_bytes(gzip.compress(raw, 9, mtime=0))
     expected = expectations(case, records)
     for rank, reading in zip(expected["ranks"], readings, strict=True):
         rank["by_hand"] = reading
@@ -457,7 +478,7 @@ def reread(case: str) -> None:
     path = OUT / f"gloo_{case}.expected.json"
     expected = json.loads(path.read_text())
     for rank in expected["ranks"]:
-        raw = gzip.decompress((OUT / f"gloo_{case}_rank{rank['rank']}.json.gz").read_bytes())
+        raw = gzip.decompress((trace_dir(case) / f"gloo_{case}_rank{rank['rank']}.json.gz").read_bytes())
         rank["by_hand"] = read_by_hand(json.loads(raw))
     path.write_text(json.dumps(expected, indent=1) + "\n")
 
