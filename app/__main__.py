@@ -1,5 +1,5 @@
 """``python -m app`` serves the course."""
 
-from app.server import main
+from app.web.server import main
 
 main()

@@ -7,7 +7,7 @@ and its whole Markdown source in one ``pn.pane.Markdown``, built per session the
 
 import panel as pn
 
-from app.library import lessons, query_param
+from app.course.library import lessons, query_param
 
 slug = query_param("id") or "overlap"
 lesson = next(item for item in lessons() if item.slug == slug)

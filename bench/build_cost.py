@@ -2,9 +2,9 @@
 
 A session's server CPU is mostly the building of its document: the page's Python objects, their
 Bokeh models, the document's bookkeeping and its first serialization. Four modules make Bokeh and
-Panel do less of that for the same document (``app/lean_serialization.py``,
-``app/lean_references.py``, ``app/lean_models.py`` and ``CourseTemplate._init_doc`` in
-``app/shell.py``; their tests compare every page's document both ways). This bench builds each
+Panel do less of that for the same document (``app/upstream/lean_serialization.py``,
+``app/upstream/lean_references.py``, ``app/upstream/lean_models.py`` and ``CourseTemplate._init_doc`` in
+``app/web/shell.py``; their tests compare every page's document both ways). This bench builds each
 lesson's page (with its lab, in one piece, as a test does: ``tests/page_documents.py``) and
 serializes it, alternating between the two kinds of code in one process, so the machine's drift
 falls on both alike, and prints the medians side by side.
@@ -27,8 +27,9 @@ import panel as pn
 from bokeh.core.has_props import HasProps
 from bokeh.model import util as model_util
 
-from app import lean_models, lean_references, lean_serialization, shell
-from app.library import lessons
+from app.course.library import lessons
+from app.upstream import lean_models, lean_references, lean_serialization
+from app.web import shell
 from tests.page_documents import page_document
 
 _LEAN_INIT_DOC = shell.CourseTemplate.__dict__["_init_doc"]

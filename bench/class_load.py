@@ -51,7 +51,7 @@ Figures
   the server has built the session, and the ``PULL-DOC-REPLY``, the document) and (b) the arrival
   of the server PATCH-DOC that completed the page with every model the exercise uses (lab
   inputs, readout, Play, exercise card) when the page sends parts after load
-  (``app.shell.deferred``); (b) is (a) when the pulled document already had them. The report
+  (``app.web.shell.deferred``); (b) is (a) when the pulled document already had them. The report
   also gives p50/p95 of each step: page GET, websocket+ACK, PULL-DOC, first PATCH-DOC OK,
   deferred parts.
 - **Every page open by**: seconds from the start of the load (the first arrival) to the moment

@@ -9,7 +9,7 @@ discarded by the server, ``--unused-session-lifetime 2 --check-unused-sessions 1
 discards are collected, and reads ``/healthz``: the longest garbage-collector pause, the longest
 event-loop task, the collector's counts.
 
-It runs the same for this checkout (``app.collector`` with ``app.session_sweep``), for this
+It runs the same for this checkout (``app.upstream.collector`` with ``app.upstream.session_sweep``), for this
 checkout with Panel's own collection (``OVERLAP_GC=panel``) and, with ``--before DIR``, for another
 checkout, one after the other on the same machine, and prints them side by side. The budget
 (issue 20): the longest pause under 100 ms with 150 sessions open.

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from playwright.sync_api import Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from app.content import Exercise, load_lessons
+from app.course.content import Exercise, load_lessons
 from labs.numbers import NotANumber, format_number, parse_number
 from labs.queue.model import QueueModel
 from labs.roofline.model import RooflineModel

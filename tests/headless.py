@@ -16,7 +16,7 @@ def status_text(lab) -> str:
 def send(lab, action: str, t: float | None = None) -> None:
     """Deliver one command as player.js sends it (Pause, end, Step, Reset, edit while playing).
 
-    The sample trace (app.trace_lab.TraceLab) has no player: Reset is its Reset button, and every
+    The sample trace (app.trace.page.lab.TraceLab) has no player: Reset is its Reset button, and every
     command that plays ("step", "end") is a press of Load the sample trace.
     """
     if not hasattr(lab, "transport"):

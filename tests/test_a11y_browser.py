@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from app.library import lessons
+from app.course.library import lessons
 from labs.registry import registrations
 from tests.axe import audit, describe
 from tests.student import open_lab, plots_laid_out, readout, shown_text, wait_for_reading, wait_until

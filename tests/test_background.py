@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import panel as pn
 
-from app.background import in_worker_thread
+from app.web.background import in_worker_thread
 
 
 def test_a_failure_in_the_worker_is_logged_and_done_is_not_called(caplog, monkeypatch):
@@ -28,7 +28,7 @@ def test_a_failure_in_the_worker_is_logged_and_done_is_not_called(caplog, monkey
             await asyncio.sleep(0.01)
 
     # A loop of its own, in a thread of its own: Playwright's sync API may run one in this thread.
-    with caplog.at_level(logging.ERROR, logger="app.background"):
+    with caplog.at_level(logging.ERROR, logger="app.web.background"):
         loop_thread = threading.Thread(target=lambda: asyncio.run(run()))
         loop_thread.start()
         loop_thread.join()

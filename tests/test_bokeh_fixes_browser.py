@@ -1,4 +1,5 @@
-"""In Chromium: a control changed before Bokeh has drawn it is drawn with the change (``app/assets/bokeh_fixes.js``).
+"""In Chromium: a control changed before Bokeh has drawn it is drawn with the change
+(``app/upstream/assets/bokeh_fixes.js``).
 
 Bokeh connects a new layout's views before it draws them, and a lab's layout waits for its JS
 components' modules in between. A change in that moment made BokehJS 3.9 throw "Cannot read

@@ -1,4 +1,4 @@
-"""app.brotli_store: brotli's bytes made once per machine, kept on disk, used only if they are right."""
+"""app.web.delivery.brotli_store: brotli's bytes made once per machine, kept on disk, used only if they are right."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import brotli
 import pytest
 
-from app import brotli_store
+from app.web.delivery import brotli_store
 
 
 @pytest.fixture

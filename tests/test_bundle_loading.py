@@ -1,4 +1,5 @@
-"""app.bundle_loading: Bokeh's script tags turned into one loader call, and the embed code waiting for it."""
+"""app.web.delivery.bundle_loading: Bokeh's script tags turned into one loader call, and the embed code waiting for
+it."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import re
 import pytest
 from bokeh.embed import wrappers
 
-from app import bundle_loading
-from app.bundle_loading import FAILURE, UNUSED_BUNDLES, read_scripts, scripts_html
+from app.web.delivery import bundle_loading
+from app.web.delivery.bundle_loading import FAILURE, UNUSED_BUNDLES, read_scripts, scripts_html
 
 SHIMS = "static/extensions/panel/bundled/reactiveesm/es-module-shims@^1.10.0/dist/es-module-shims.min.js"
 BOKEH = "static/js/bokeh.min.js?v=6acf"

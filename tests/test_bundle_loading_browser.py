@@ -1,4 +1,5 @@
-"""A lesson page's scripts in Chromium (app.bundle_loading): BokehJS first, the page working, a lost bundle said."""
+"""A lesson page's scripts in Chromium (app.web.delivery.bundle_loading): BokehJS first, the page working, a lost
+bundle said."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from app.bundle_loading import FAILURE
+from app.web.delivery.bundle_loading import FAILURE
 from tests.waiting import poll
 
 pytestmark = pytest.mark.browser

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from app.content import load_lessons
+from app.course.content import load_lessons
 from devtools.ports import free_port
 from labs.queue.model import QueueModel
 from labs.timed import format_number

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from app.content import load_lessons
+from app.course.content import load_lessons
 from deploy.cluster import Cluster, ClusterError
 from tests.test_deploy import free_ports, nginx_or_skip
 

@@ -6,12 +6,12 @@ import numpy as np
 import pytest
 
 from app.classroom import limits
+from app.classroom.instructor_view import InstructorView, bin_edges
 from app.classroom.store import ClassStore
 from app.classroom.student import ClassShare, RecentReads, class_result_text
-from app.content import load_lessons
-from app.exercise import ExerciseRunner, ExerciseSession
-from app.instructor_view import InstructorView, bin_edges
-from app.progress import ProgressStore
+from app.course.content import load_lessons
+from app.course.exercise import ExerciseRunner, ExerciseSession
+from app.course.progress import ProgressStore
 from labs.queue.view import QueueLab
 from labs.timeline.view import TimelineLab
 

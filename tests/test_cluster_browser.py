@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from app.content import load_lessons
+from app.course.content import load_lessons
 from deploy.cluster import Cluster, ClusterError
 from devtools.ports import free_ports
 from tests.conftest import LiveServer
@@ -132,7 +132,8 @@ def test_static_files_are_served_from_nginx_cache_after_the_first_request(cluste
 
 
 def test_nginx_keeps_the_gzipped_and_the_plain_copy_apart(cluster):
-    """The app gzips Bokeh's files itself (app.compression); a client without gzip still gets them plain."""
+    """The app gzips Bokeh's files itself (app.web.delivery.compression); a client without gzip still gets them
+    plain."""
     import gzip
     import urllib.request
 
@@ -153,7 +154,8 @@ def test_nginx_keeps_the_gzipped_and_the_plain_copy_apart(cluster):
 
 
 def test_nginx_keeps_the_brotli_copy_apart_and_never_keeps_gzip_for_a_browser_taking_brotli(cluster):
-    """A browser's Accept-Encoding gets brotli through nginx's cache once the app has made it (app.brotli_store)."""
+    """A browser's Accept-Encoding gets brotli through nginx's cache once the app has made it
+    (app.web.delivery.brotli_store)."""
     import urllib.request
 
     import brotli

@@ -1,4 +1,4 @@
-"""app.collector: open sessions are frozen out of full collections; discarded ones are collected when due."""
+"""app.upstream.collector: open sessions are frozen out of full collections; discarded ones are collected when due."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import weakref
 import pytest
 from panel.io import document
 
-from app import collector
-from app.collector import Collector
+from app.upstream import collector
+from app.upstream.collector import Collector
 
 
 class Node:
@@ -111,7 +111,7 @@ def test_a_sweep_given_up_counts_as_an_unswept_session(monkeypatch):
 
 def test_start_up_settling_marks_what_an_early_session_froze_as_shared(monkeypatch):
     """A student whose page loaded before the warm-up ended froze everything: it is still start-up's."""
-    from app import sessions
+    from app.web import sessions
 
     monkeypatch.setattr(Collector, "installed", True)
     early = Node()

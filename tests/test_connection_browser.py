@@ -17,8 +17,8 @@ import panel as pn
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.connection import ConnectionWatch
-from app.shell import page as course_page
+from app.web.connection import ConnectionWatch
+from app.web.shell import page as course_page
 from devtools.ports import free_port
 from tests.conftest import ARTIFACTS, LiveServer, serve
 from tests.student import step_until, type_value

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.catalog import lab_kinds
-from app.content import CONTENT_DIR, Exercise, SpecError, load_lessons, parse_lesson
-from app.exercise import model_reading
+from app.course.catalog import lab_kinds
+from app.course.content import CONTENT_DIR, Exercise, SpecError, load_lessons, parse_lesson
+from app.course.exercise import model_reading
 from labs.timed import format_number
 
 LESSONS = load_lessons(CONTENT_DIR)

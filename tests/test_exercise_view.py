@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from app.catalog import lab_kinds
-from app.content import load_lessons, parse_lesson
-from app.exercise import ExerciseRunner, ExerciseSession, shown_setting
-from app.progress import ProgressStore
+from app.course.catalog import lab_kinds
+from app.course.content import load_lessons, parse_lesson
+from app.course.exercise import ExerciseRunner, ExerciseSession, shown_setting
+from app.course.progress import ProgressStore
 from labs.queue.view import QueueLab
 from labs.timed import format_number
 from tests.headless import field, play_allowed, send, status_text
@@ -230,8 +230,8 @@ def test_clearing_the_stop_time_holds_back_the_feedback(page):
 
 
 def test_no_step_list_names_the_answer():
-    from app.catalog import lab_kinds
-    from app.exercise import describe_step
+    from app.course.catalog import lab_kinds
+    from app.course.exercise import describe_step
 
     for lesson in load_lessons():
         for exercise in lesson.exercises:

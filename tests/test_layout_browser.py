@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from app.library import lessons
+from app.course.library import lessons
 from labs.registry import registrations
 from tests.student import plots_laid_out, readout, type_value
 from tests.waiting import poll

@@ -1,4 +1,5 @@
-"""app.lean_config: a template's ``config.set`` saves and restores only the design, and every page is the same."""
+"""app.upstream.lean_config: a template's ``config.set`` saves and restores only the design, and every page is the
+same."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from panel.config import _config, config
 from panel.io.state import set_curdoc
 from panel.theme import Material
 
-from app import lean_config
+from app.upstream import lean_config
 from tests.page_documents import PAGE_PATHS, document_shape, page_document
 
 

@@ -1,4 +1,5 @@
-"""app.lean_models: every page's document is the one Bokeh's own model creation gives, with fewer defaults built."""
+"""app.upstream.lean_models: every page's document is the one Bokeh's own model creation gives, with fewer defaults
+built."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from bokeh.core.has_props import HasProps
 from bokeh.core.properties import Instance, List, Nullable, String
 from bokeh.model import Model
 
-from app import lean_models
+from app.upstream import lean_models
 from tests.page_documents import PAGE_PATHS, document_shape, page_document, switch
 
 

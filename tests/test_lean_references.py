@@ -1,4 +1,4 @@
-"""app.lean_references: every page's reference walks find what Bokeh's own would, without reading defaults."""
+"""app.upstream.lean_references: every page's reference walks find what Bokeh's own would, without reading defaults."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from bokeh.core.property.descriptors import PropertyDescriptor
 from bokeh.model import Model
 from bokeh.model import util as model_util
 
-from app import lean_references
+from app.upstream import lean_references
 from tests.page_documents import PAGE_PATHS, page_document, switch
 
 

@@ -1,4 +1,4 @@
-"""app.lean_serialization: every page serializes exactly as with Bokeh's own method, without its waste."""
+"""app.upstream.lean_serialization: every page serializes exactly as with Bokeh's own method, without its waste."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from bokeh.core.property.descriptors import UnsetValueError
 from bokeh.core.property.singletons import Undefined
 from bokeh.model import Model
 
-from app import lean_serialization
+from app.upstream import lean_serialization
 from tests.page_documents import PAGE_PATHS, page_document, switch
 
 

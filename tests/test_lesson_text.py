@@ -1,9 +1,9 @@
-"""app.lesson_text: a lesson's prose and exercise cards in one component, headless."""
+"""app.course.lesson_text: a lesson's prose and exercise cards in one component, headless."""
 
 from __future__ import annotations
 
-from app.exercise_card import CARD_FIELDS, ExerciseCard
-from app.lesson_text import LessonText, prose_html
+from app.course.exercise_card import CARD_FIELDS, ExerciseCard
+from app.course.lesson_text import LessonText, prose_html
 
 
 def _text_with_two_cards():

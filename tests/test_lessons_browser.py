@@ -8,9 +8,9 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from app.catalog import lab_kinds
-from app.content import Exercise, Lesson, load_lessons
-from app.exercise import amount_html, shown_setting
+from app.course.catalog import lab_kinds
+from app.course.content import Exercise, Lesson, load_lessons
+from app.course.exercise import amount_html, shown_setting
 from labs.timed import format_number
 from tests.conftest import ARTIFACTS
 from tests.student import plots_laid_out, shown_text, step_until, type_value

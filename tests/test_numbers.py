@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.content import load_lessons
-from app.exercise import ExerciseRunner, ExerciseSession
-from app.progress import ProgressStore
+from app.course.content import load_lessons
+from app.course.exercise import ExerciseRunner, ExerciseSession
+from app.course.progress import ProgressStore
 from labs.numbers import (
     BIG,
     NotANumber,

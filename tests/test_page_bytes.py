@@ -1,4 +1,5 @@
-"""What a page costs on the wire: static files compressed once (app.compression), no bundle a page does not use."""
+"""What a page costs on the wire: static files compressed once (app.web.delivery.compression), no bundle a page does
+not use."""
 
 from __future__ import annotations
 
@@ -20,11 +21,11 @@ from bokeh.settings import settings
 from tornado.httpserver import HTTPServer
 from tornado.web import Application
 
-from app import brotli_store, compression
-from app.bundle_loading import UNUSED_BUNDLES
-from app.catalog import lab_kinds
-from app.content import load_lessons
-from app.sessions import static_urls
+from app.course.catalog import lab_kinds
+from app.course.content import load_lessons
+from app.web.delivery import brotli_store, compression
+from app.web.delivery.bundle_loading import UNUSED_BUNDLES
+from app.web.sessions import static_urls
 from devtools.ports import free_port
 from tests.waiting import poll
 
@@ -130,7 +131,8 @@ def test_panel_files_and_a_head_request(static_server):
 
 
 def test_the_template_leaves_out_only_bundles_no_page_needs():
-    """Pages drop MathJax and WebGL (app.bundle_loading): no lesson has TeX and no lab plot draws with WebGL."""
+    """Pages drop MathJax and WebGL (app.web.delivery.bundle_loading): no lesson has TeX and no lab plot draws with
+    WebGL."""
     assert set(UNUSED_BUNDLES) == {"/bokeh-mathjax.", "/bokeh-gl."}
     for lesson in load_lessons():
         text = lesson.path.read_text(encoding="utf-8")

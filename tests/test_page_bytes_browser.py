@@ -21,7 +21,7 @@ def record_responses(page) -> list:
 
 
 COMPRESSED = ("br", "gzip")
-"""The encodings the app sends static files in: brotli once made (app.brotli_store), gzip until then."""
+"""The encodings the app sends static files in: brotli once made (app.web.delivery.brotli_store), gzip until then."""
 
 
 def assert_static_files_compressed(responses: list) -> None:
@@ -51,7 +51,7 @@ def record_websocket_handshakes(page) -> list[dict[str, str]]:
 
 
 def assert_websocket_deflated(page, handshakes: list[dict[str, str]]) -> None:
-    """The page's Bokeh websocket agreed on permessage-deflate (app.serving_settings.WEBSOCKET_COMPRESSION)."""
+    """The page's Bokeh websocket agreed on permessage-deflate (app.web.serving_settings.WEBSOCKET_COMPRESSION)."""
     poll(lambda: bool(handshakes), page=page, what="the websocket's handshake")
     extensions = handshakes[0].get("sec-websocket-extensions", "")
     assert extensions.startswith("permessage-deflate"), f"websocket not deflated: {handshakes[0]}"

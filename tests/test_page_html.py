@@ -1,4 +1,5 @@
-"""app.page_html: a cached session's page is rendered once, and each copy is Panel's page with its own token."""
+"""app.upstream.page_html: a cached session's page is rendered once, and each copy is Panel's page with its own
+token."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from panel.io import server as panel_server
 from panel.io.resources import Resources
 from panel.io.state import state
 
-from app import page_html
+from app.upstream import page_html
 from tests.page_documents import PAGE_PATHS, page_document
 
 _DRAWN_ID = re.compile(
@@ -53,7 +54,7 @@ def panel_renders(monkeypatch):
 
 
 def request(session, token: str, title: str = "A page") -> str:
-    """What the page handler answers for ``session`` with ``token``, through app.page_html."""
+    """What the page handler answers for ``session`` with ``token``, through app.upstream.page_html."""
     doc = session.document
     return page_html.server_html_page(
         session, Resources(mode="server"), title, token, doc.template, doc.template_variables

@@ -1,4 +1,4 @@
-"""app.panel_fixes: a change Panel queues while it is still writing an earlier one is still written.
+"""app.upstream.panel_write_queue: a change Panel queues while it is still writing an earlier one is still written.
 
 The race, step by step on one event loop: a dispatch task writes the first queued message and awaits
 the write; the write completes (its continuation is now due); a second change is queued and its own
@@ -15,7 +15,7 @@ import pytest
 from bokeh.document import Document
 from panel.io import document
 
-from app import panel_fixes
+from app.upstream import panel_write_queue as panel_fixes
 
 
 class Socket:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
-from app.content import load_lessons
+from app.course.content import load_lessons
 from labs.registry import registrations
 from tests.conftest import LiveServer, serve_readme_panel
 from tests.student import type_value
@@ -70,7 +70,8 @@ def test_the_index_links_every_lab_and_it_opens(page):
 
 
 def test_the_readme_line_sends_a_lesson_compressed_without_mathjax(page):
-    """The README's line: static files compressed (app.panel_plugin) and the websocket deflated, as python -m app."""
+    """The README's line: static files compressed (app.web.panel_plugin) and the websocket deflated, as python -m
+    app."""
     responses = record_responses(page)
     handshakes = record_websocket_handshakes(page)
     page.goto(page.base_url + "/lesson?id=overlap")

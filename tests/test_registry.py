@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from app.catalog import lab_kinds
-from app.pages.index import course_list
-from app.progress import ProgressStore
-from app.server import routes
+from app.course.catalog import lab_kinds
+from app.course.pages.index import course_list
+from app.course.progress import ProgressStore
+from app.web.server import routes
 from labs.registry import registrations
 from labs.timed import TimedModel
 from labs.ui.lab_view import LabView

@@ -1,4 +1,4 @@
-"""app.serving_settings: Bokeh's development checks are off where the course is served, and find nothing here.
+"""app.web.serving_settings: Bokeh's development checks are off where the course is served, and find nothing here.
 
 The server no longer validates each session's document, so this file does, on every page: Bokeh's
 integrity checks (the ones ``Document.validate`` runs) find no error, and no warning but an empty
@@ -12,7 +12,7 @@ import pytest
 from bokeh.core.validation.check import check_integrity
 from bokeh.settings import settings
 
-from app import serving_settings
+from app.web import serving_settings
 from tests.page_documents import PAGE_PATHS, page_document
 
 

@@ -1,4 +1,5 @@
-"""app.session_sweep: a discarded session's cycles are freed without a full collection, and nothing alive is touched."""
+"""app.upstream.session_sweep: a discarded session's cycles are freed without a full collection, and nothing alive is
+touched."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from panel.io.document import _cleanup_doc
 
-from app import session_sweep
+from app.upstream import session_sweep
 from tests.page_documents import document_shape, page_document
 
 
@@ -157,7 +158,7 @@ def test_a_discarded_lesson_page_is_freed_and_another_open_one_is_untouched():
         kept_shape = document_shape(kept)
         discarded = page_document("/lesson?id=overlap")
         roots = session_sweep.session_roots(discarded)
-        gc.freeze()  # as app.collector does once a session has loaded: only a sweep or a thaw reaches them now
+        gc.freeze()  # as app.upstream.collector does once a session has loaded: only a sweep or a thaw reaches them now
         _cleanup_doc(discarded)
         del discarded
 

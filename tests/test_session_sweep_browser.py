@@ -1,6 +1,6 @@
 """Students leave while one stays, in Chromium: the server sweeps their sessions, and the one who stays keeps working.
 
-A sweep empties the containers of what it finds unreachable (``app.session_sweep``). Were it ever
+A sweep empties the containers of what it finds unreachable (``app.upstream.session_sweep``). Were it ever
 to take an object that an open session still uses, that session would break: a readout that stops
 answering, a traceback in the server's log. This test runs the real server with short session
 lifetimes, has three students open the lesson and leave, waits until ``/healthz`` says their

@@ -2,10 +2,10 @@
 
 The server process runs a fifth of the time, in 50 ms slices (``devtools.throttle.DutyCycle``), as
 on a busy slow machine; the browser clicks as soon as a control is visible. Under this throttle,
-before app/panel_fixes.py, the trace page kept "Reading 1 file…" after the server had shown the
+before app/upstream/panel_write_queue.py, the trace page kept "Reading 1 file…" after the server had shown the
 figures in about one try of ten to twenty: Panel left the last update queued (the CI failure of
 December 2026, and the likely cause of the Reset that never ticked its step). A prediction locked
-as the lab arrived once made BokehJS throw as it turned Step on (``app/assets/bokeh_fixes.js``).
+as the lab arrived once made BokehJS throw as it turned Step on (``app/upstream/assets/bokeh_fixes.js``).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ def test_a_prediction_locked_before_the_lab_arrives_counts(page, slowed):
     lab = page.get_by_role("region", name="Roofline lab")
     expect(lab.get_by_role("button", name="Reset")).to_be_visible()
     # Locked, with runs still to come, Step is on: turned on as the lab arrived, it once threw in
-    # BokehJS and stayed off (app/assets/bokeh_fixes.js).
+    # BokehJS and stayed off (app/upstream/assets/bokeh_fixes.js).
     expect(lab.get_by_role("button", name="Step")).to_be_enabled()
     steps = card.get_by_role("list", name="Steps")
     expect(steps.get_by_role("listitem").first).not_to_contain_text("(done)")  # Reset comes first, still

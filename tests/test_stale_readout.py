@@ -23,10 +23,10 @@ import pytest
 from bokeh.document import Document
 from bokeh.document.events import ColumnDataChangedEvent, ModelChangedEvent
 
-from app.catalog import lab_kinds
-from app.content import load_lessons
-from app.exercise import ExerciseRunner, ExerciseSession
-from app.progress import ProgressStore
+from app.course.catalog import lab_kinds
+from app.course.content import load_lessons
+from app.course.exercise import ExerciseRunner, ExerciseSession
+from app.course.progress import ProgressStore
 from labs.queue.view import QueueLab
 from labs.registry import registrations
 from labs.ui.lab_view import LabView

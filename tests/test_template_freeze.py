@@ -1,4 +1,4 @@
-"""app.shell.CourseTemplate: a page's document counts its models once, and is the same as Panel builds it."""
+"""app.web.shell.CourseTemplate: a page's document counts its models once, and is the same as Panel builds it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import panel as pn
 import pytest
 from bokeh.document import Document
 
-from app.shell import CourseTemplate
+from app.web.shell import CourseTemplate
 from tests.page_documents import PAGE_PATHS, document_shape, page_document
 
 

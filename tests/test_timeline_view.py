@@ -8,7 +8,7 @@ import re
 import pytest
 from bokeh.models import Div
 
-from app.content import load_lessons
+from app.course.content import load_lessons
 from labs.timeline.model import EMBEDDING_FIRST, TimelineModel
 from labs.timeline.view import TimelineLab
 from labs.ui.playback import clipped

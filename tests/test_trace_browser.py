@@ -11,8 +11,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.trace import TraceError, parse_trace
+from app.trace.page.shown import figures_text
 from app.trace.ranks import combine_ranks
-from app.trace_shown import figures_text
 
 pytestmark = pytest.mark.browser
 
@@ -167,7 +167,7 @@ def test_axe_on_the_page_with_two_ranks_read(page):
 
 def test_the_sample_trace_loads_with_a_button_and_reads_like_dropped_files(page):
     """No trace of your own yet: the page's button shows the course's sample (two ranks, rank 1 late)."""
-    from app.trace_sample import SAMPLE_DIR, SAMPLE_FILES
+    from app.trace.page.sample import SAMPLE_DIR, SAMPLE_FILES
 
     page.goto(page.base_url + "/trace")  # type: ignore[attr-defined]
     trace = page.get_by_role("region", name="Trace")

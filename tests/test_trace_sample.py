@@ -7,13 +7,13 @@ import re
 
 import pytest
 
-from app.content import load_lessons
-from app.exercise import ExerciseRunner, ExerciseSession
-from app.progress import ProgressStore
-from app.trace_lab import HIDDEN, TraceLab
-from app.trace_sample import LATE_MS, SampleTraceReading, sample_run, sample_traces
-from app.trace_shown import figures_text
-from app.trace_view import PROMPT, SAMPLE_PROMPT, TraceView
+from app.course.content import load_lessons
+from app.course.exercise import ExerciseRunner, ExerciseSession
+from app.course.progress import ProgressStore
+from app.trace.page.lab import HIDDEN, TraceLab
+from app.trace.page.sample import LATE_MS, SampleTraceReading, sample_run, sample_traces
+from app.trace.page.shown import figures_text
+from app.trace.page.view import PROMPT, SAMPLE_PROMPT, TraceView
 from tests.test_trace_browser import GLOO, readout
 from tests.test_trace_view import drop
 

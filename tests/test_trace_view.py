@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app import trace_view
-from app.trace_view import PROMPT, TraceView
+from app.trace.page import view as trace_view
+from app.trace.page.view import PROMPT, TraceView
 from tests.test_trace_browser import GLOO, readout
 
 

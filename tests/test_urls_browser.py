@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.content import load_lessons
+from app.course.content import load_lessons
 from labs.registry import registrations
 from tests.conftest import LiveServer, serve_readme_panel
 

@@ -1,4 +1,4 @@
-"""Every lab's custom models exist before the first page is served (app.catalog.import_every_view).
+"""Every lab's custom models exist before the first page is served (app.course.catalog.import_every_view).
 
 Bokeh writes the definition of every data model that exists into each page it serves; a lab whose
 view were first imported when a student opened it would be unknown to every page loaded before.
@@ -12,7 +12,7 @@ from pathlib import Path
 
 CHECK = """
 import sys
-import app.panel_plugin  # what `panel serve ... --plugins app.panel_plugin` imports at start-up
+import app.web.panel_plugin  # what `panel serve ... --plugins app.web.panel_plugin` imports at start-up
 from bokeh.model import Model
 from panel.custom import ReactiveESM
 

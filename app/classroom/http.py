@@ -14,7 +14,7 @@ from tornado.web import RequestHandler
 
 from app.classroom import class_store, token_matches
 from app.classroom.store import StoreUnavailable
-from app.library import lessons
+from app.course.library import lessons
 
 
 class ClassDataHandler(RequestHandler):

@@ -23,11 +23,11 @@ import panel as pn
 import param
 from panel.io.state import set_curdoc
 
-from app.background import in_worker_thread
 from app.classroom import STUDENT_ID, limiter
 from app.classroom.store import ClassStore, Round, StoreUnavailable
-from app.content import Exercise
-from app.exercise_words import amount_html
+from app.course.content import Exercise
+from app.course.exercise_words import amount_html
+from app.web.background import in_worker_thread
 from labs.timed import format_number
 
 POLL_MS = 2000

@@ -228,7 +228,7 @@ def run_single(
         Seed and timeouts.
     gc_policy : str
         ``frozen`` (the app's own collector) or ``panel``: started with ``OVERLAP_GC=panel``
-        (Panel's and CPython's own garbage collection, without app.collector), to compare the two.
+        (Panel's and CPython's own garbage collection, without app.upstream.collector), to compare the two.
     checkout : pathlib.Path, optional
         Another checkout of the app (``--before``) to start instead of this one.
 

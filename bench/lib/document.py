@@ -64,7 +64,7 @@ class DocIndex:
     """The models of a ``PULL-DOC-REPLY`` by id, with lookups by type and property.
 
     :class:`bench.lib.raw_session.RawSession` keeps it up to date with the server's PATCH-DOCs (:meth:`apply`): a page
-    may add parts after it has loaded (``app.shell.deferred``), and those arrive as new models in
+    may add parts after it has loaded (``app.web.shell.deferred``), and those arrive as new models in
     a ``ModelChanged`` event.
 
     Parameters

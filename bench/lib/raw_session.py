@@ -25,7 +25,7 @@ and sends the changes its callbacks make as its own ``PATCH-DOC`` messages (neve
 back to the connection it came from).
 
 Like Chromium, the client offers permessage-deflate (a server that agrees deflates every message
-it sends; ``python -m app`` does, :data:`app.serving_settings.WEBSOCKET_COMPRESSION`), and it sets
+it sends; ``python -m app`` does, :data:`app.web.serving_settings.WEBSOCKET_COMPRESSION`), and it sets
 TCP_NODELAY on its websocket: a message's frames are separate small
 writes, and with Nagle's algorithm each frame after the first would wait for the server's delayed
 ACK (about 40 ms on Linux), which is latency a browser does not see.
@@ -65,7 +65,7 @@ TOKEN = re.compile(r'"token":\s*"([^"]+)"')
 """The session token in a page's ``render_items``."""
 
 STORE = re.compile(r"^ProgressStore\d*$")
-"""``app.progress.ProgressStore``'s model: Panel names a JSComponent's model class ``<Class><n>``."""
+"""``app.course.progress.ProgressStore``'s model: Panel names a JSComponent's model class ``<Class><n>``."""
 
 
 def http_client(max_clients: int) -> AsyncHTTPClient:
@@ -192,7 +192,7 @@ class RawSession:
         """Send what bokehjs sends once every root has rendered; return the future of the server's OK."""
         assert self.doc is not None
         changes: list[Event] = []
-        for store in self.doc.models.values():  # app.progress.ProgressStore: localStorage is empty here
+        for store in self.doc.models.values():  # app.course.progress.ProgressStore: localStorage is empty here
             if STORE.match(store.name):
                 changes.append(events.change(store.id, "completed", {"type": "map"}))
                 changes.append(events.change(store.id, "loaded", True))

@@ -16,7 +16,7 @@ from functools import partial
 
 from tornado.httpclient import AsyncHTTPClient
 
-from app.exercise_card import CARD_FIELDS
+from app.course.exercise_card import CARD_FIELDS
 from bench.lib.class_records import STAGES, Outcome, Sample
 from bench.lib.class_watch import ClassWatch
 from bench.lib.document import DocIndex, ModelInfo
@@ -61,14 +61,14 @@ class LessonIds:
         LessonIds
             The PlaybackState, the readout ``Div`` (its own element is the live region,
             ``role="status"`` in its ``html_attributes``, and its text has ``backlog =``),
-            the λ and μ fields (:func:`field_id`), the Play button, the lesson text (``app.lesson_text``:
+            the λ and μ fields (:func:`field_id`), the Play button, the lesson text (``app.course.lesson_text``:
             a ``ReactiveESM`` whose data model, ``LessonText<n>``, holds every card's values in
             ``CARD_FIELDS`` order) and the index of the card labelled "Exercise: A backlog that keeps
             growing" (the page has others).
         """
         texts = [m for m in doc.find() if m.name.startswith("LessonText") and "cards" in m.attributes]
         if len(texts) != 1:
-            raise ProtocolFailure(f"expected one lesson text (app.lesson_text), found {len(texts)}")
+            raise ProtocolFailure(f"expected one lesson text (app.course.lesson_text), found {len(texts)}")
         label = CARD_FIELDS.index("label")
         shown = [card[label] for card in texts[0].attributes.get("cards", [])]
         if shown.count(f"Exercise: {EXERCISE_TITLE}") != 1:
@@ -113,7 +113,7 @@ def is_live_region(model: ModelInfo) -> bool:
 async def usable(session: RawSession, timeout: float) -> LessonIds:
     """Wait until the open page holds every model the exercise uses; note when in ``timings["usable"]``.
 
-    A page may send its lab after it has loaded (``app.shell.deferred``: the frame and text first,
+    A page may send its lab after it has loaded (``app.web.shell.deferred``: the frame and text first,
     the lab in a later server PATCH-DOC). ``timings["usable"]`` is the arrival of the PATCH-DOC
     that completed the page, or ``timings["ready"]`` if the page was complete by then.
 

@@ -6,7 +6,7 @@ file taken from the browser's cache). The websocket's frames (the Bokeh document
 are counted apart, as payload bytes. DevTools reports a frame's payload after inflation only, so when
 the handshake agreed on permessage-deflate the received frames' size on the wire is computed: each
 payload deflated in turn by one compressor with the server's settings
-(:data:`app.serving_settings.WEBSOCKET_COMPRESSION`), as Tornado sends them.
+(:data:`app.web.serving_settings.WEBSOCKET_COMPRESSION`), as Tornado sends them.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from playwright.sync_api import BrowserContext, Page
 
-from app.serving_settings import WEBSOCKET_COMPRESSION
+from app.web.serving_settings import WEBSOCKET_COMPRESSION
 
 
 @dataclass

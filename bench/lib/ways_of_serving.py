@@ -65,7 +65,8 @@ def readme_panel_serve() -> str:
     Returns
     -------
     str
-        For example ``.venv/bin/panel serve app/pages/*.py ...``.
+        For example ``.venv/bin/panel serve app/course/pages/[!_]*.py app/classroom/pages/instructor.py
+        app/trace/page/trace.py ...``.
     """
     match = README_PANEL_SERVE.search((REPOSITORY / "README.md").read_text(encoding="utf-8"))
     if not match:

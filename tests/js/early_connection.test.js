@@ -1,4 +1,4 @@
-// app/assets/early_connection.js against a fake WebSocket and a small Bokeh client: what Bokeh is
+// app/web/delivery/assets/early_connection.js against a fake WebSocket and a small Bokeh client: what Bokeh is
 // handed, in which order, and which frames go out, in each order the page's events can come in.
 const test = require("node:test")
 const assert = require("node:assert/strict")
@@ -6,7 +6,7 @@ const fs = require("node:fs")
 const path = require("node:path")
 const vm = require("node:vm")
 
-const SOURCE = fs.readFileSync(path.join(__dirname, "..", "..", "app", "assets", "early_connection.js"), "utf-8")
+const SOURCE = fs.readFileSync(path.join(__dirname, "..", "..", "app", "web", "delivery", "assets", "early_connection.js"), "utf-8")
 const TOKEN = "a-session-token"
 const URL_OF_PAGE = "ws://course.example:5006/lesson/ws?id=overlap"
 

@@ -1,0 +1,309 @@
+"""The instructor's view of the class (``/instructor``): who locked what, before anyone sees the answer.
+
+One :class:`InstructorView` per session. Nothing about the class is built or sent until the token
+typed into "Instructor token" matches ``INSTRUCTOR_TOKEN`` (compared in constant time; a few tries
+a second at most). Then the region "Class results" shows, for the chosen exercise, how many have
+locked a prediction and the histogram of predictions (a bar per choice for a choice exercise),
+refreshed every second from the database (so every app process's students count); "Reveal" shows
+the answer (and lets students see the class result), "New round" opens the vote after discussion,
+with the rounds side by side, and "Export CSV" downloads every vote with anonymous ids (a choice
+exercise's votes as the choice's position, 0 for the first).
+"""
+
+from __future__ import annotations
+
+import html
+import io
+from dataclasses import dataclass
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker, Range1d, Span
+from bokeh.plotting import figure
+from panel.viewable import Viewer
+
+from app.classroom import is_instructor, token_matches
+from app.classroom.limits import WriteLimiter
+from app.classroom.store import ClassStore, RoundVotes, StoreUnavailable
+from app.course.content import Exercise
+from app.course.library import lessons
+from app.web.background import in_worker_thread
+from labs.timed import format_number
+from labs.ui.live_readout import LiveReadout
+from labs.ui.palette import BLUE, ERROR_RED, PALE_BLUE, WHITE
+from labs.ui.region import NamedRegion
+
+REFRESH_MS = 1000
+"""How often the instructor's view reads the class again."""
+
+MAX_BINS = 12
+SHOWN_ROUNDS = 2
+"""The rounds drawn side by side: the one before discussion and the one after."""
+
+ROUND_COLOURS = (PALE_BLUE, BLUE)
+
+
+@dataclass(frozen=True)
+class ClassExercise:
+    """An exercise as the instructor chooses it: its key in the database and its name."""
+
+    key: str
+    label: str
+    exercise: Exercise
+
+
+def class_exercises() -> list[ClassExercise]:
+    """Every exercise of every lesson, in course order."""
+    return [
+        ClassExercise(f"{lesson.slug}/{e.id}", f"{lesson.title}: {e.title}", e)
+        for lesson in lessons()
+        for e in lesson.exercises
+    ]
+
+
+def choice_edges(exercise: Exercise) -> np.ndarray:
+    """A choice exercise's bins: one per choice, centred on its index (the value its votes hold)."""
+    return np.arange(len(exercise.choices) + 1) - 0.5
+
+
+def bin_edges(values: np.ndarray, extra: float | None = None) -> np.ndarray:
+    """Histogram bins for predictions: numpy's 'auto' rule, at most MAX_BINS, one bin around a single value.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        Every prediction drawn (all rounds shown, so their bars line up).
+    extra : float, optional
+        A value the bins must also cover (the answer, once revealed).
+    """
+    span = values if extra is None else np.append(values, extra)
+    low, high = float(span.min()), float(span.max())
+    if high - low <= 1e-12 * max(1.0, abs(low)):
+        width = max(abs(low) * 0.1, 0.5)
+        return np.array([low - width, low + width])
+    edges = np.histogram_bin_edges(span, bins="auto")
+    if len(edges) - 1 > MAX_BINS:
+        edges = np.linspace(low, high, MAX_BINS + 1)
+    return edges
+
+
+def summary_text(chosen: ClassExercise, shown: list[RoundVotes]) -> str:
+    """The status line: ``locked = N · round R · answer hidden`` (or the answer, once revealed)."""
+    current = shown[-1]
+    exercise = chosen.exercise
+    answer_text = (
+        f"“{exercise.choice_text(exercise.answer)}”"
+        if exercise.choices
+        else f"{format_number(exercise.answer)} {exercise.unit}"
+    )
+    answer = f"answer {answer_text} (revealed)" if current.round.revealed else "answer hidden"
+    before = "".join(f" · round {r.round.number}: {len(r.predictions)} locked" for r in shown[:-1])
+    return f"locked = {len(current.predictions)} · round {current.round.number} · {answer}{before}"
+
+
+def counts_table(edges: np.ndarray, shown: list[RoundVotes], unit: str, choices: tuple[str, ...] = ()) -> str:
+    """The histogram as a table (what the chart shows, for a screen reader and for exact counts).
+
+    With ``choices`` (and :func:`choice_edges`), a row per choice named by its text.
+    """
+    heads = "".join(f'<th scope="col">round {r.round.number}</th>' for r in shown)
+    rows = []
+    counts = [np.histogram(np.asarray(r.predictions, dtype=float), bins=edges)[0] for r in shown]
+    for k in range(len(edges) - 1):
+        cells = "".join(f"<td>{int(c[k])}</td>" for c in counts)
+        if choices:
+            name = html.escape(choices[k])
+        else:
+            low, high = format_number(float(edges[k])), format_number(float(edges[k + 1]))
+            name = f"{low} to {high} {html.escape(unit)}"
+        rows.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
+    caption = "Predictions per choice" if choices else "Predictions per range"
+    return (
+        f'<table class="class-counts"><caption>{caption}</caption>'
+        f'<thead><tr><th scope="col">prediction</th>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+    )
+
+
+class InstructorView(Viewer):
+    """One instructor session: the sign-in, then the class's results live."""
+
+    signed_in = param.Boolean(default=False, doc="True once the token matched; nothing of the class before.")
+
+    def __init__(self, store: ClassStore, user: str | None = None, **params):
+        super().__init__(**params)
+        self.store = store
+        self.choices = class_exercises()
+        self._limit = WriteLimiter(per_second=2, keys=1)
+        self.token = pn.widgets.PasswordInput(label="Instructor token", width=280)
+        self.sign_in = pn.widgets.Button(label="Sign in", color="primary", align="end")
+        self.sign_in.on_click(lambda _event: self._try(self.token.value_input or self.token.value))
+        self.token.param.watch(lambda event: self._try(event.new), "value")  # Enter in the field
+        self.alert = pn.pane.HTML("", margin=(0, 10))
+        self.gate = NamedRegion(
+            label="Instructor sign-in",
+            heading="Instructor sign-in",
+            controls=[self.token, self.sign_in],
+            object=self.alert,
+            sizing_mode="stretch_width",
+        )
+        self.layout = pn.Column(self.gate, sizing_mode="stretch_width")
+        self._shown: list[RoundVotes] = []
+        self._poller = None
+        self._refused = ""  # the last text refused
+        if is_instructor(user):  # logged in by Panel's own authentication as a listed instructor
+            self.signed_in = True
+            self._build_results()
+
+    # ----- the secret -----------------------------------------------------------------------------
+
+    def _try(self, typed: str) -> None:
+        # Sign in, Enter and leaving the field all send the same text: one try, however it came.
+        if self.signed_in or not typed or typed == self._refused:
+            return
+        if not self._limit.allow("sign-in"):
+            self.alert.object = '<p role="alert">Too many tries at once; wait a moment and try again.</p>'
+            return
+        if not token_matches(typed):
+            self._refused = typed
+            self.alert.object = (
+                f'<p role="alert" style="color:{ERROR_RED};font-weight:600">That is not the instructor token. '
+                "It is the INSTRUCTOR_TOKEN the course was started with (printed once when it was made up).</p>"
+            )
+            return
+        self.signed_in = True
+        self._build_results()
+
+    # ----- the class --------------------------------------------------------------------------------
+
+    def _build_results(self) -> None:
+        self.exercise = pn.widgets.Select(
+            label="Exercise", options={c.label: c.key for c in self.choices}, value=self.choices[0].key, width=420
+        )
+        self.exercise.param.watch(lambda _event: self.refresh(), "value")
+        self.reveal = pn.widgets.Button(label="Reveal", color="primary", align="end")
+        self.reveal.on_click(lambda _event: self._act(self.store.reveal))
+        self.new_round = pn.widgets.Button(label="New round", align="end")
+        self.new_round.on_click(lambda _event: self._act(self.store.new_round))
+        self.export = pn.widgets.FileDownload(
+            callback=self._csv, filename="class-predictions.csv", label="Export CSV", align="end", width=140
+        )
+        self.status = LiveReadout("Reading the class…", busy=True)
+        self.problem = pn.pane.HTML("", margin=(0, 10))
+        self.source = ColumnDataSource(data={"x": [], "top": [], "width": [], "color": [], "round": []})
+        self.chart = self._make_chart()
+        self.table = pn.pane.HTML("", sizing_mode="stretch_width")
+        results = NamedRegion(
+            label="Class results",
+            heading="Class results",
+            controls=[self.exercise, self.reveal, self.new_round, self.export],
+            object=pn.Column(self.problem, self.status.pane, self.chart, self.table, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+        )
+        self.layout.objects = [results]
+        self.refresh()
+        if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+            self._poller = pn.state.add_periodic_callback(self.refresh, period=REFRESH_MS)
+
+    def _make_chart(self) -> pn.pane.Bokeh:
+        fig = figure(
+            height=260,
+            sizing_mode="stretch_width",
+            tools="",
+            toolbar_location=None,
+            x_range=Range1d(0, 1),
+            y_range=Range1d(0, 1),
+            y_axis_label="students",
+            title="Predictions: each round's count per range (the table below has the numbers)",
+        )
+        fig.vbar(x="x", top="top", width="width", fill_color="color", line_color=WHITE, source=self.source)
+        self.range_ticker, self.choice_ticker = BasicTicker(), FixedTicker(ticks=[])
+        self.answer_line = Span(location=0, dimension="height", line_color=ERROR_RED, line_width=3, visible=False)
+        fig.add_layout(self.answer_line)
+        self.figure = fig
+        return pn.pane.Bokeh(fig, sizing_mode="stretch_width")
+
+    @property
+    def chosen(self) -> ClassExercise:
+        """The exercise the select shows."""
+        return next(c for c in self.choices if c.key == self.exercise.value)
+
+    def refresh(self) -> None:
+        """Read the chosen exercise's rounds again (in a worker thread) and redraw."""
+        key = self.exercise.value
+        in_worker_thread(lambda: self._read(key), lambda found: self._draw(key, found))
+
+    def _read(self, key: str) -> list[RoundVotes] | str:
+        try:
+            return self.store.rounds_of(key)
+        except StoreUnavailable as problem:
+            return str(problem)
+
+    def _act(self, action) -> None:
+        key = self.exercise.value
+
+        def work() -> list[RoundVotes] | str:
+            try:
+                action(key)
+            except Exception as problem:  # noqa: BLE001 (the page says it; the class goes on)
+                return f"that did not reach the class database ({type(problem).__name__})"
+            return self._read(key)
+
+        in_worker_thread(work, lambda found: self._draw(key, found))
+
+    def _draw(self, key: str, found: list[RoundVotes] | str) -> None:
+        if key != self.exercise.value:
+            return  # the instructor chose another exercise meanwhile
+        if isinstance(found, str):
+            self.problem.object = (
+                f'<p role="alert">The class cannot be read now: {html.escape(found)}. Trying again.</p>'
+            )
+            return
+        self.problem.object = ""
+        chosen = self.chosen
+        shown = found[-SHOWN_ROUNDS:]
+        self._shown = shown
+        self.status.show(html.escape(summary_text(chosen, shown)))
+        revealed = shown[-1].round.revealed
+        values = np.array([v for r in shown for v in r.predictions], dtype=float)
+        choices = chosen.exercise.choices
+        self._label_axis(choices)
+        if len(values) == 0 and not choices:
+            self.source.data = {"x": [], "top": [], "width": [], "color": [], "round": []}
+            self.table.object = "<p>No predictions locked yet.</p>"
+            self.answer_line.visible = False
+            return
+        answer = chosen.exercise.answer
+        edges = choice_edges(chosen.exercise) if choices else bin_edges(values, answer if revealed else None)
+        width = np.diff(edges)
+        data = {"x": [], "top": [], "width": [], "color": [], "round": []}
+        slot = 1.0 / len(shown)
+        for n, votes in enumerate(shown):
+            counts = np.histogram(np.asarray(votes.predictions, dtype=float), bins=edges)[0]
+            data["x"] += list(edges[:-1] + width * slot * (n + 0.5))
+            data["top"] += counts.tolist()
+            data["width"] += list(width * slot * 0.9)
+            data["color"] += [ROUND_COLOURS[-len(shown) + n]] * len(counts)
+            data["round"] += [votes.round.number] * len(counts)
+        self.source.data = data
+        self.figure.x_range.update(start=float(edges[0]), end=float(edges[-1]))
+        self.figure.y_range.update(start=0, end=max(data["top"]) * 1.15 + 0.5)
+        self.answer_line.update(location=chosen.exercise.answer, visible=revealed)
+        self.table.object = counts_table(edges, shown, chosen.exercise.unit, choices)
+
+    def _label_axis(self, choices: tuple[str, ...]) -> None:
+        """Name each bar by its choice for a choice exercise; numbers along the axis otherwise."""
+        axis = self.figure.xaxis[0]
+        if choices:
+            self.choice_ticker.ticks = list(range(len(choices)))
+            axis.update(ticker=self.choice_ticker, major_label_overrides={k: c for k, c in enumerate(choices)})
+        else:
+            axis.update(ticker=self.range_ticker, major_label_overrides={})
+
+    def _csv(self) -> io.StringIO:
+        if not self.signed_in:  # never reachable without the token: the widget is not built before
+            return io.StringIO("")
+        return io.StringIO(self.store.export_csv())
+
+    def __panel__(self) -> pn.Column:
+        return self.layout

@@ -1,0 +1,1 @@
+"""The instructor's page script."""

@@ -1,0 +1,1 @@
+"""The course: lessons, guided exercises, their cards and progress, and the pages that show them."""

@@ -1,0 +1,251 @@
+// A lesson's text (app/course/lesson_text.py): its prose and, between the paragraphs, each guided
+// exercise as plain HTML (steps, Start, prediction, Lock, feedback), and the lesson's lab. One
+// component for the whole text: the server sends each card's values (model.cards, in
+// model.card_fields order); the page sends one message per click, {card, action, text}.
+// On a wide screen the lab stands beside the text, pinned in a pane as high as the window; on a
+// narrow one it follows the active exercise's card (or the text, while none is active), so the
+// question and the picture are never a whole lesson apart.
+let counter = 0
+
+// A list (a card's choices) arrives as a new array with every message: compare what it holds.
+const same = (a, b) => a === b || (Array.isArray(a) && Array.isArray(b) && JSON.stringify(a) === JSON.stringify(b))
+
+function drawCard(send) {
+  const id = `prediction-${Date.now().toString(36)}-${counter++}`
+  const section = document.createElement("section")
+  section.className = "exercise"
+  section.setAttribute("role", "region")
+  const steps = document.createElement("div")
+  const begin = document.createElement("div")
+  begin.className = "begin"
+  const start = document.createElement("button")
+  start.type = "button"
+  begin.append(start)
+  const form = document.createElement("form")
+  form.className = "predict"
+  form.hidden = true
+  const label = document.createElement("label")
+  label.htmlFor = id
+  const caption = document.createElement("span")
+  const input = document.createElement("input")
+  input.id = id
+  input.type = "text"
+  input.inputMode = "decimal"
+  input.autocomplete = "off"
+  input.placeholder = "a number, e.g. 2.5 or 2,5"  // labs/numbers.py NUMBER_HINT: the server parses
+  label.append(caption, input)
+  // A choice exercise asks with radio buttons in a fieldset instead: its legend is the label.
+  const fieldset = document.createElement("fieldset")
+  const legend = document.createElement("legend")
+  fieldset.append(legend)
+  fieldset.hidden = true
+  const lock = document.createElement("button")
+  lock.type = "submit"
+  lock.className = "primary"
+  lock.textContent = "Lock prediction"
+  form.append(label, fieldset, lock)
+  const radios = () => Array.from(fieldset.querySelectorAll("input"))
+  const feedback = document.createElement("div")
+  feedback.setAttribute("role", "status")
+  const why = document.createElement("p")
+  why.className = "explanation"
+  const classLine = document.createElement("div")
+  classLine.className = "class-line"
+  classLine.setAttribute("role", "status")
+  section.append(steps, begin, form, feedback, why, classLine)
+
+  const card = {}
+  form.addEventListener("submit", (event) => {
+    event.preventDefault()
+    if (card.locked) return
+    const chosen = radios().find((radio) => radio.checked)
+    send({ action: "lock", text: card.choices.length ? (chosen ? chosen.value : "") : input.value })
+  })
+  start.addEventListener("click", () => send({ action: "start" }))
+
+  // Start comes first; once the exercise is judged, "Try again" comes after the verdict. The
+  // button keeps keyboard focus when it moves, and a started exercise hands focus to its field.
+  const placeStart = () => {
+    const focused = section.getRootNode().activeElement === start
+    if (card.active) classLine.after(begin)
+    else steps.after(begin)
+    begin.hidden = !card.start_label
+    start.className = card.active ? "" : "primary"
+    if (focused && !begin.hidden) start.focus()
+  }
+  // Each value redraws only its own part: a new step list must never wipe what the student
+  // is typing in the prediction field.
+  const draw = {
+    label: () => section.setAttribute("aria-label", card.label),
+    active: () => {
+      const starting = card.active && form.hidden
+      const focused = section.getRootNode().activeElement === start
+      form.hidden = !card.active
+      placeStart()
+      if (starting) {
+        form.scrollIntoView({ block: "nearest" })
+        // The focused Start button is gone: keep keyboard focus in the card, without the phone's keyboard.
+        if (focused) section.focus({ preventScroll: true })
+      }
+    },
+    steps_html: () => { steps.innerHTML = card.steps_html },
+    prediction_label: () => {
+      caption.textContent = card.prediction_label
+      legend.textContent = card.prediction_label
+    },
+    choices: () => {
+      fieldset.replaceChildren(legend)
+      for (const text of card.choices) {
+        const option = document.createElement("label")
+        option.className = "choice"
+        const radio = document.createElement("input")
+        radio.type = "radio"
+        radio.name = id
+        radio.value = text
+        option.append(radio, text)
+        fieldset.append(option)
+      }
+      fieldset.hidden = !card.choices.length
+      label.hidden = !!card.choices.length
+    },
+    prediction: () => {
+      input.value = card.prediction
+      for (const radio of radios()) radio.checked = radio.value === card.prediction
+    },
+    locked: () => {
+      // Keep keyboard users in the card: a button that becomes disabled would drop focus to <body>.
+      const focused = section.getRootNode().activeElement
+      input.disabled = card.locked
+      fieldset.disabled = card.locked
+      lock.disabled = card.locked
+      const inForm = focused === lock || focused === input || radios().includes(focused)
+      if (card.locked && inForm) section.focus({ preventScroll: true })
+    },
+    start_label: () => {
+      start.textContent = card.start_label
+      placeStart()
+    },
+    feedback_html: () => { feedback.innerHTML = card.feedback_html },
+    verdict: () => { feedback.className = card.verdict ? `feedback ${card.verdict}` : "" },
+    explanation_html: () => {
+      why.innerHTML = card.explanation_html
+      why.hidden = !card.explanation_html
+    },
+    class_html: () => {
+      classLine.innerHTML = card.class_html
+      classLine.hidden = !card.class_html
+    },
+    scroll_into_view: () => {},
+  }
+  section.tabIndex = -1  // where focus goes when the focused Lock button is disabled
+  // Draw what changed since last time, in the server's field order.
+  const show = (fields, values) => {
+    fields.forEach((name, i) => {
+      if (name in card && same(card[name], values[i])) return
+      card[name] = values[i]
+      const redraw = draw[name]
+      if (redraw) redraw()
+    })
+  }
+  return { section, show, card }
+}
+
+function scrollWhenSettled(target) {
+  // Once the page has laid out, jump (no animation) to the target, unless the student has
+  // already pressed, typed or scrolled: a page that moves under a click loses the click (a
+  // Reset pressed in the lab as the old smooth scroll ran never reached the server).
+  let acted = false
+  const act = () => { acted = true }
+  for (const type of ["pointerdown", "keydown", "wheel", "touchstart"]) {
+    window.addEventListener(type, act, { capture: true, once: true })
+  }
+  setTimeout(() => { if (!acted) target.scrollIntoView({ block: "start" }) }, 600)
+}
+
+// The lab's pane: beside the text on a wide screen (as high as the page's scrolling area, so the
+// picture pinned at its top and the active card are in one view), after the active card on a
+// narrow one.
+function placeLab(root, parts, footer, pane, cards, from) {
+  const wide = window.matchMedia(`(min-width: ${from}px)`)
+  const scroller = document.getElementById("main")
+  const fit = () => {
+    pane.style.maxHeight = wide.matches && scroller ? `${scroller.clientHeight}px` : ""
+  }
+  const place = () => {
+    if (wide.matches) {
+      if (pane.parentNode !== root) root.append(pane)
+    } else {
+      const active = cards.find((card) => card && card.card.active)
+      const anchor = active ? active.section : null
+      if (anchor && anchor.nextSibling !== pane) anchor.after(pane)
+      else if (!anchor && pane.nextSibling !== footer) parts.insertBefore(pane, footer)
+    }
+    fit()
+  }
+  wide.addEventListener("change", place)
+  window.addEventListener("resize", fit)
+  return place
+}
+
+export function render({ model }) {
+  const root = document.createElement("div")
+  root.className = "lesson"
+  const parts = document.createElement("div")
+  parts.className = "lesson-parts"
+  root.append(parts)
+  const cards = []
+  let footer = null
+  for (const [kind, index] of model.order) {
+    if (kind === "prose") {
+      const prose = document.createElement("div")
+      prose.className = "prose"
+      prose.innerHTML = model.prose[index]
+      parts.append(prose)
+      footer = prose
+    } else {
+      const card = drawCard((msg) => model.send_msg({ card: index, ...msg }))
+      cards[index] = card
+      parts.append(card.section)
+      footer = null
+    }
+  }
+  // A code block or table wider than the text scrolls in its own box; a keyboard user must be able
+  // to reach it to scroll it (WCAG 2.1.1), so such a box takes a tab stop, and only while it scrolls.
+  const reachable = () => {
+    for (const box of parts.querySelectorAll(".prose pre, .prose table")) {
+      if (box.scrollWidth > box.clientWidth + 1) box.tabIndex = 0
+      else box.removeAttribute("tabindex")
+    }
+  }
+  new ResizeObserver(reachable).observe(parts)
+  let place = () => {}
+  const lab = model.get_child("lab")
+  if (lab) {
+    const pane = document.createElement("div")
+    pane.className = "lesson-lab"
+    pane.append(lab)
+    root.classList.add("with-lab")
+    const end = document.createElement("div")  // where the lab goes on a narrow screen with no exercise active
+    parts.insertBefore(end, footer)
+    place = placeLab(root, parts, end, pane, cards, model.side_by_side_from)
+  }
+  const update = () => {
+    model.cards.forEach((values, i) => { if (cards[i]) cards[i].show(model.card_fields, values) })
+    place()
+  }
+  update()
+  model.on("cards", update)
+
+  // In-page links (a heading's ¶ anchor) point into this shadow root, which the browser does not search.
+  root.addEventListener("click", (event) => {
+    const link = event.target.closest ? event.target.closest('a[href^="#"]') : null
+    const found = link ? root.querySelector(`[id="${CSS.escape(decodeURIComponent(link.hash.slice(1)))}"]`) : null
+    if (found) {
+      event.preventDefault()
+      found.scrollIntoView()
+    }
+  })
+  const deepLinked = cards.find((card) => card && card.card.scroll_into_view)
+  if (deepLinked) scrollWhenSettled(deepLinked.section)
+  return root
+}

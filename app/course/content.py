@@ -1,0 +1,470 @@
+"""Read the lessons in ``content/``: Markdown text with front matter and exercise blocks.
+
+A lesson file is ``NN-slug.md``. Front matter (between ``---`` lines) gives ``title``, ``lab`` and
+``summary``. Each fenced block opened with three backticks and ``exercise`` holds one exercise in
+YAML; ``content/README.md`` documents the fields. Every problem is reported as a
+:class:`SpecError` naming the file, the exercise and the field.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import param
+import yaml
+
+from app.course.catalog import LabKind, lab_kinds
+from labs.timed import InvalidInput, format_number
+
+CONTENT_DIR = Path(os.environ.get("OVERLAP_CONTENT_DIR", Path(__file__).resolve().parents[2] / "content"))
+
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.DOTALL)
+_EXERCISE_BLOCK = re.compile(r"^```exercise[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+class SpecError(ValueError):
+    """A lesson or exercise spec is malformed; the message names the file, exercise and field."""
+
+    def __init__(self, path: Path, message: str, exercise: str | None = None, field: str | None = None):
+        where = path.name
+        if exercise:
+            where += f", exercise {exercise!r}"
+        if field:
+            where += f", field {field!r}"
+        super().__init__(f"{where}: {message}")
+        self.path, self.exercise, self.field = path, exercise, field
+
+
+@dataclass(frozen=True)
+class Step:
+    """One thing the student does in the lab.
+
+    Attributes
+    ----------
+    kind : str
+        ``"reset"``, ``"set"``, ``"predict"`` or ``"run"``.
+    control : str, optional
+        For ``set``: the control's parameter name.
+    value : float, bool or str, optional
+        For ``set``: the value as the model reads it (a number; on or off for a checkbox; a choice's
+        text, or a bucket or layer number); for ``run``: the time to reach (None means the end).
+    """
+
+    kind: str
+    control: str | None = None
+    value: float | bool | str | None = None
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A common wrong answer and the line of reasoning that leads to it.
+
+    Attributes
+    ----------
+    answer : float
+        The number that reasoning gives (in a choice exercise, the choice's index).
+    reasoning : str
+        What the student probably thought, said to them when their prediction matches it.
+    """
+
+    answer: float
+    reasoning: str
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """A guided predict-then-play exercise, exactly as the lesson file declares it.
+
+    A choice exercise (``choices`` not empty) keeps its answer and its mistakes as indices into
+    ``choices``, with a tolerance of 0: a prediction is a number either way, for the class database
+    and for the comparison with the model.
+    """
+
+    id: str
+    title: str
+    lab: str
+    steps: tuple[Step, ...]
+    prompt: str
+    quantity: str
+    unit: str
+    at: float | None
+    answer: float
+    tolerance: float
+    explanation: str
+    mistakes: tuple[Mistake, ...] = ()
+    choices: tuple[str, ...] = ()
+
+    def choice_text(self, value: float) -> str:
+        """The text of the choice with index ``value`` (a choice exercise's prediction or reading)."""
+        index = int(value)
+        return self.choices[index] if 0 <= index < len(self.choices) else "none of these"
+
+    def as_entered(self, value: float) -> str:
+        """A prediction as the student enters it: the choice's text, or the number as typed."""
+        return self.choice_text(value) if self.choices else format_number(value, exact=True)
+
+    def mistake_for(self, prediction: float) -> Mistake | None:
+        """The common mistake a wrong prediction matches (within the tolerance), if any."""
+        if abs(prediction - self.answer) <= self.tolerance + 1e-9:
+            return None
+        return next((m for m in self.mistakes if abs(prediction - m.answer) <= self.tolerance + 1e-9), None)
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """One lesson: its text split around its exercises."""
+
+    slug: str
+    path: Path
+    title: str
+    lab: str
+    summary: str
+    parts: tuple[str | Exercise, ...] = field(default_factory=tuple)
+
+    @property
+    def exercises(self) -> tuple[Exercise, ...]:
+        """The lesson's exercises, in reading order."""
+        return tuple(part for part in self.parts if isinstance(part, Exercise))
+
+    def exercise(self, exercise_id: str) -> Exercise | None:
+        """The exercise with this id, or None."""
+        return next((e for e in self.exercises if e.id == exercise_id), None)
+
+
+def _number(path: Path, exercise: str, name: str, raw: object) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        raise SpecError(path, f"must be a number, not {raw!r}", exercise, name)
+    if not math.isfinite(raw):
+        raise SpecError(path, f"must be a finite number, not {raw!r}", exercise, name)
+    return float(raw)
+
+
+def _text(path: Path, exercise: str | None, name: str, raw: object) -> str:
+    if not isinstance(raw, str) or not raw.strip():
+        raise SpecError(path, "must be non-empty text", exercise, name)
+    return raw.strip()
+
+
+def _checked(path: Path, exercise: str, steps: tuple[Step, ...], lab: LabKind) -> tuple[Step, ...]:
+    """Do the steps on a fresh model, as a student would: each value must be one the lab takes then.
+
+    A choice that depends on the steps before it (a bucket number once the caps are set) is checked
+    against the lab as those steps leave it. Each value is kept as the model reads it.
+    """
+    model = lab.model()
+    checked = []
+    for index, step in enumerate(steps):
+        if step.kind == "reset":
+            model.reset()
+        elif step.kind == "set":
+            try:
+                step = Step(kind="set", control=step.control, value=model.apply(step.control, step.value))
+            except InvalidInput as refusal:
+                raise SpecError(path, str(refusal), exercise, f"steps[{index}].set.{step.control}") from None
+        checked.append(step)
+    return tuple(checked)
+
+
+def _choice(path: Path, exercise: str, name: str, raw: object, choices: tuple[str, ...]) -> float:
+    """The index of the choice ``raw`` names; refused unless it is one of ``choices``, as written."""
+    if not isinstance(raw, str) or raw not in choices:
+        raise SpecError(path, f"{raw!r} is not among the choices ({', '.join(choices)})", exercise, name)
+    return float(choices.index(raw))
+
+
+def _choices(path: Path, exercise: str, raw: object, quantity: str, lab: LabKind) -> tuple[str, ...]:
+    """A choice exercise's choices: two or more texts, each one the model can read for ``quantity``."""
+    readings = lab.choices[quantity]
+    if not isinstance(raw, list) or len(raw) < 2 or not all(isinstance(c, str) for c in raw):
+        raise SpecError(path, "must be a list of two or more texts", exercise, "prediction.choices")
+    if len(set(raw)) != len(raw):
+        raise SpecError(path, "lists a choice twice", exercise, "prediction.choices")
+    for choice in raw:
+        if choice not in readings:
+            raise SpecError(
+                path,
+                f"{choice!r} is not something the {lab.name} lab can show for {quantity!r}; "
+                f"it shows one of: {', '.join(readings)}",
+                exercise,
+                "prediction.choices",
+            )
+    return tuple(raw)
+
+
+def _mistakes(
+    path: Path, exercise: str, raw: object, answer: float, tolerance: float, choices: tuple[str, ...] = ()
+) -> tuple[Mistake, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise SpecError(path, "must be a list of {answer, reasoning}", exercise, "mistakes")
+    found = []
+    for index, item in enumerate(raw):
+        where = f"mistakes[{index}]"
+        if not isinstance(item, dict) or set(item) != {"answer", "reasoning"}:
+            raise SpecError(path, "needs exactly 'answer' and 'reasoning'", exercise, where)
+        if choices:
+            wrong = _choice(path, exercise, f"{where}.answer", item["answer"], choices)
+            if wrong == answer:
+                raise SpecError(path, f"{item['answer']!r} is the answer, not a mistake", exercise, where)
+        else:
+            wrong = _number(path, exercise, f"{where}.answer", item["answer"])
+            if abs(wrong - answer) <= tolerance:
+                raise SpecError(path, f"{format_number(wrong)} is within the tolerance of the answer", exercise, where)
+        if any(m.answer == wrong for m in found):
+            raise SpecError(path, "names the same wrong answer as an earlier mistake", exercise, where)
+        found.append(Mistake(answer=wrong, reasoning=_text(path, exercise, f"{where}.reasoning", item["reasoning"])))
+    return tuple(found)
+
+
+def _step(path: Path, exercise: str, index: int, raw: object, lab: LabKind) -> Step:
+    where = f"steps[{index}]"
+    if raw in ("reset", "predict"):
+        return Step(kind=str(raw))
+    if isinstance(raw, dict) and len(raw) == 1:
+        ((kind, body),) = raw.items()
+        if kind == "set":
+            if not isinstance(body, dict) or len(body) != 1:
+                raise SpecError(path, "'set' takes one control: {name: value}", exercise, where)
+            ((control, value),) = body.items()
+            if control not in lab.controls:
+                raise SpecError(
+                    path,
+                    f"unknown control {control!r} for the {lab.name} lab; known: {', '.join(lab.controls)}",
+                    exercise,
+                    where,
+                )
+            if not isinstance(value, bool | str):  # on/off and choices as they are; the rest a number
+                value = _number(path, exercise, f"{where}.set.{control}", value)
+                if value.is_integer() and isinstance(lab.model.param[control], param.Integer):
+                    value = int(value)  # a bucket or a layer by its number
+            return Step(kind="set", control=control, value=value)
+        if kind == "run":
+            until = body.get("until") if isinstance(body, dict) else None
+            if until == "end":
+                return Step(kind="run", value=None)
+            value = _number(path, exercise, f"{where}.run.until", until)
+            if value <= 0:
+                raise SpecError(path, "must be a time above 0 or 'end'", exercise, f"{where}.run.until")
+            return Step(kind="run", value=value)
+    raise SpecError(
+        path,
+        f"unknown step {raw!r}; use reset, predict, set: {{control: value}} or run: {{until: …}}",
+        exercise,
+        where,
+    )
+
+
+def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, LabKind]) -> Exercise:
+    """Validate one exercise block.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The lesson file, for messages.
+    raw_yaml : str
+        The block's YAML text.
+    lesson_lab : str
+        The lesson's lab, used when the exercise names none.
+    kinds : dict of str to LabKind
+        The labs exercises may use.
+
+    Returns
+    -------
+    Exercise
+        The validated exercise.
+
+    Raises
+    ------
+    SpecError
+        Naming the file, the exercise and the field at fault.
+    """
+    try:
+        data = yaml.safe_load(raw_yaml)
+    except yaml.YAMLError as error:
+        raise SpecError(path, f"the exercise block is not valid YAML ({error})") from None
+    if not isinstance(data, dict):
+        raise SpecError(path, "an exercise block must be a YAML mapping of fields")
+    exercise_id = data.get("id")
+    if not isinstance(exercise_id, str) or not _ID.match(exercise_id):
+        raise SpecError(path, f"needs lowercase-with-dashes text, not {exercise_id!r}", None, "id")
+    required = ("title", "steps", "prediction", "answer", "explanation")
+    for name in required:
+        if name not in data:
+            raise SpecError(path, "is missing", exercise_id, name)
+    known = {"id", "lab", "mistakes", "tolerance", *required}
+    for name in data:
+        if name not in known:
+            raise SpecError(path, f"unknown field; known: {', '.join(sorted(known))}", exercise_id, name)
+    lab_name = data.get("lab", lesson_lab)
+    if lab_name not in kinds:
+        raise SpecError(path, f"unknown lab {lab_name!r}; known: {', '.join(kinds)}", exercise_id, "lab")
+    lab = kinds[lab_name]
+    raw_steps = data["steps"]
+    if not isinstance(raw_steps, list) or not raw_steps:
+        raise SpecError(path, "must be a list of steps", exercise_id, "steps")
+    steps = _checked(
+        path, exercise_id, tuple(_step(path, exercise_id, i, raw, lab) for i, raw in enumerate(raw_steps)), lab
+    )
+    kinds_in_order = [s.kind for s in steps]
+    if kinds_in_order.count("predict") != 1:
+        raise SpecError(path, "needs exactly one 'predict' step", exercise_id, "steps")
+    first_run = kinds_in_order.index("run") if "run" in kinds_in_order else None
+    if first_run is None:
+        raise SpecError(path, "needs a 'run' step after 'predict'", exercise_id, "steps")
+    if first_run < kinds_in_order.index("predict"):
+        raise SpecError(path, "'predict' must come before any 'run' step", exercise_id, "steps")
+    prediction = data["prediction"]
+    if not isinstance(prediction, dict):
+        raise SpecError(path, "must be a mapping with prompt, quantity and unit", exercise_id, "prediction")
+    is_choice = "choices" in prediction
+    for name in ("prompt", "quantity") if is_choice else ("prompt", "quantity", "unit"):
+        if name not in prediction:
+            raise SpecError(path, "is missing", exercise_id, f"prediction.{name}")
+    unknown = set(prediction) - {"prompt", "quantity", "unit", "at", "choices"}
+    if unknown:
+        raise SpecError(
+            path, "unknown field; known: at, choices, prompt, quantity, unit", exercise_id, f"prediction.{min(unknown)}"
+        )
+    quantity = prediction["quantity"]
+    if quantity not in lab.quantities:
+        raise SpecError(
+            path,
+            f"unknown quantity {quantity!r} for the {lab.name} lab; known: {', '.join(lab.quantities)}",
+            exercise_id,
+            "prediction.quantity",
+        )
+    if is_choice != (quantity in lab.choices):
+        needs = "is asked as a choice: give prediction.choices" if not is_choice else "is a number: drop choices"
+        raise SpecError(path, f"{quantity!r} {needs}", exercise_id, "prediction.choices")
+    at = prediction.get("at")
+    if at is not None:
+        at = _number(path, exercise_id, "prediction.at", at)
+        if is_choice or not lab.model.readable_at(quantity):
+            raise SpecError(path, f"{quantity!r} cannot be read at a time", exercise_id, "prediction.at")
+    if is_choice:
+        choices = _choices(path, exercise_id, prediction["choices"], quantity, lab)
+        if "unit" in prediction or data.get("tolerance", 0) != 0:
+            raise SpecError(path, "a choice has no unit and no tolerance", exercise_id, "prediction.unit")
+        answer, tolerance, unit = _choice(path, exercise_id, "answer", data["answer"], choices), 0.0, ""
+    else:
+        choices = ()
+        if "tolerance" not in data:
+            raise SpecError(path, "is missing", exercise_id, "tolerance")
+        tolerance = _number(path, exercise_id, "tolerance", data["tolerance"])
+        if tolerance < 0:
+            raise SpecError(path, "must be 0 or more", exercise_id, "tolerance")
+        answer = _number(path, exercise_id, "answer", data["answer"])
+        unit = _text(path, exercise_id, "prediction.unit", prediction["unit"])
+    return Exercise(
+        id=exercise_id,
+        title=_text(path, exercise_id, "title", data["title"]),
+        lab=lab_name,
+        steps=steps,
+        prompt=_text(path, exercise_id, "prediction.prompt", prediction["prompt"]),
+        quantity=quantity,
+        unit=unit,
+        at=at,
+        answer=answer,
+        tolerance=tolerance,
+        explanation=_text(path, exercise_id, "explanation", data["explanation"]),
+        mistakes=_mistakes(path, exercise_id, data.get("mistakes"), answer, tolerance, choices),
+        choices=choices,
+    )
+
+
+def slug_of(path: Path) -> str:
+    """The URL name of a lesson file: ``01-overlap.md`` → ``overlap``."""
+    return re.sub(r"^\d+[-_]", "", path.stem)
+
+
+def parse_lesson(path: Path, kinds: dict[str, LabKind] | None = None) -> Lesson:
+    """Read and validate one lesson file.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A Markdown file with front matter.
+    kinds : dict of str to LabKind, optional
+        The labs lessons may use; all of them by default.
+
+    Returns
+    -------
+    Lesson
+        The lesson with its text and exercises in reading order.
+
+    Raises
+    ------
+    SpecError
+        If the front matter or any exercise is malformed.
+    """
+    kinds = lab_kinds() if kinds is None else kinds
+    text = path.read_text(encoding="utf-8")
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        raise SpecError(path, "needs front matter between '---' lines at the top")
+    try:
+        meta = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as error:
+        raise SpecError(path, f"front matter is not valid YAML ({error})") from None
+    if not isinstance(meta, dict):
+        raise SpecError(path, "front matter must be a YAML mapping")
+    for name in ("title", "lab", "summary"):
+        if name not in meta:
+            raise SpecError(path, "is missing from the front matter", None, name)
+    if meta["lab"] not in kinds:
+        raise SpecError(path, f"unknown lab {meta['lab']!r}; known: {', '.join(kinds)}", None, "lab")
+    body = text[match.end() :]
+    parts: list[str | Exercise] = []
+    seen: set[str] = set()
+    position = 0
+    for block in _EXERCISE_BLOCK.finditer(body):
+        parts.append(body[position : block.start()])
+        exercise = parse_exercise(path, block.group(1), meta["lab"], kinds)
+        if exercise.id in seen:
+            raise SpecError(path, "is used twice in this lesson", exercise.id, "id")
+        seen.add(exercise.id)
+        parts.append(exercise)
+        position = block.end()
+    parts.append(body[position:])
+    return Lesson(
+        slug=slug_of(path),
+        path=path,
+        title=_text(path, None, "title", meta["title"]),
+        lab=meta["lab"],
+        summary=_text(path, None, "summary", meta["summary"]),
+        parts=tuple(p for p in parts if not isinstance(p, str) or p.strip()),
+    )
+
+
+def load_lessons(directory: Path = CONTENT_DIR) -> list[Lesson]:
+    """Read every lesson in ``directory``, ordered by file name.
+
+    Parameters
+    ----------
+    directory : pathlib.Path
+        The content folder; ``README.md`` there is documentation, not a lesson.
+
+    Returns
+    -------
+    list of Lesson
+        The lessons in course order.
+
+    Raises
+    ------
+    SpecError
+        On the first malformed file.
+    """
+    kinds = lab_kinds()
+    paths = sorted(p for p in directory.glob("*.md") if p.name.lower() != "readme.md")
+    lessons = [parse_lesson(path, kinds) for path in paths]
+    slugs = [lesson.slug for lesson in lessons]
+    for lesson in lessons:
+        if slugs.count(lesson.slug) > 1:
+            raise SpecError(lesson.path, f"another lesson has the same URL name {lesson.slug!r}")
+    return lessons

@@ -1,0 +1,383 @@
+"""Guided predict-then-play exercises: ticking off steps, gating Play and Step, feedback."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+
+import param
+from panel.viewable import Viewer
+
+from app.course.catalog import lab_kinds
+from app.course.content import Exercise, Step
+from app.course.exercise_card import ExerciseCard
+from app.course.exercise_words import (
+    amount_html,
+    counted,
+    describe_step,
+    model_reading,
+    play_buttons,
+    same,
+    shown_setting,
+)
+from app.course.lesson_text import LessonText
+from app.course.progress import ProgressStore
+from labs.numbers import NotANumber, parse_number
+from labs.timed import TimedModel
+
+__all__ = ["ExerciseRunner", "ExerciseSession", "amount_html", "describe_step", "model_reading", "shown_setting"]
+
+
+class ExerciseSession(param.Parameterized):
+    """Which exercise on a lesson page is active; at most one drives the lab at a time."""
+
+    active = param.String(default="", doc="The id of the active exercise, or '' for none.")
+    active_lab = param.String(default="", doc="The lab the active exercise uses (set before ``active``).")
+
+
+class ExerciseRunner(Viewer):
+    """One exercise beside one lab, for one session.
+
+    The runner watches the lab's model and its Reset, ticks steps off in order, keeps Play and Step
+    disabled until a prediction is locked, and compares the locked prediction with the value the
+    model shows once the last step is done.
+    """
+
+    exercise = param.Parameter(doc="The exercise spec (app.course.content.Exercise).")
+    lesson_slug = param.String(doc="The lesson's URL name, for progress keys.")
+    current = param.Integer(default=0, bounds=(0, None), doc="Index of the next step to do.")
+    prediction = param.Number(default=None, allow_None=True, doc="The locked prediction.")
+    shown = param.Number(default=None, allow_None=True, doc="What the model showed at the end.")
+    notice = param.String(default="", doc="A message about the prediction input or the controls.")
+    session = param.ClassSelector(class_=ExerciseSession, doc="Which exercise on the page is active.")
+    progress = param.ClassSelector(class_=ProgressStore, doc="This browser's finished exercises.")
+    classroom = param.Parameter(default=None, doc="The session's ClassShare when the class is on, else None.")
+    class_note = param.String(default="", doc="Whether the locked prediction was shared with the instructor.")
+    class_result = param.String(default="", doc="The class result after the instructor's reveal ('class: …').")
+    new_round = param.Boolean(
+        default=False, doc="The instructor opened a new round since this prediction was shared: it may be made again."
+    )
+
+    def __init__(self, lab: Viewer | None = None, lab_provider: Callable[[], Viewer] | None = None, **params):
+        super().__init__(**params)
+        self.lab: Viewer | None = None
+        self.model: TimedModel | None = None
+        self._lab_provider = lab_provider
+        self._alone: LessonText | None = None
+        self._spotlit: int | None = None  # the set step whose control was last brought into view
+        self._played: int | None = None  # the run step during which Play was pressed (judged_on_play)
+        spec: Exercise = self.exercise
+        self.key = f"{self.lesson_slug}/{spec.id}"
+        self.card = ExerciseCard(
+            on_action=self._card_action,
+            label=f"Exercise: {spec.title}",
+            prediction_label=f"Your prediction ({spec.unit})" if spec.unit else "Your prediction",
+            choices=list(spec.choices),
+        )
+        if lab is not None:
+            self._attach(lab)
+        self.session.param.watch(self._active_changed, "active")
+        self._draw()
+
+    def _attach(self, lab: Viewer) -> None:
+        """Start watching ``lab``: a lab the page builds only when one of its exercises starts."""
+        self.lab, self.model = lab, lab.model
+        self.model.param.watch(self._lab_changed, ["t", *self.model.controls])
+        lab.on_reset(self._lab_reset)
+        lab.on_play(self._lab_played)
+
+    @property
+    def model_class(self) -> type:
+        """The lab's model class, known before the lab itself is built."""
+        return lab_kinds()[self.exercise.lab].model
+
+    # -- state -------------------------------------------------------------------------------
+    @property
+    def active(self) -> bool:
+        """Whether this exercise is the one driving the lab."""
+        return self.session.active == self.exercise.id
+
+    @property
+    def locked(self) -> bool:
+        """Whether a prediction is locked."""
+        return self.prediction is not None
+
+    @property
+    def finished(self) -> bool:
+        """Whether feedback has been given."""
+        return self.shown is not None
+
+    def start(self) -> None:
+        """Make this the active exercise and begin it from its first step."""
+        if self.lab is None and self._lab_provider is not None:
+            self._attach(self._lab_provider())
+        # The field empties while still locked, then unlocks: emptied after, it could wipe what the
+        # student types into the unlocked field before the second message lands.
+        self.card.prediction = ""
+        self._spotlit = self._played = None
+        self.param.update(current=0, prediction=None, shown=None, notice="", new_round=False)
+        if self.session.active == self.exercise.id:
+            self._apply_gate()
+        self.session.param.update(active_lab=self.exercise.lab, active=self.exercise.id)
+        self._advance()
+
+    def _active_changed(self, event: param.parameterized.Event) -> None:
+        if event.old == self.exercise.id and event.new != self.exercise.id and self.model is not None:
+            if self.model.pause_at is not None:
+                self.model.pause_at = None  # the lab redraws, and the page's player learns it
+            if self.session.active_lab != self.exercise.lab:  # the page now shows another lab: free this one
+                self.lab.gate("")
+                self.lab.param.update(conceal=False, hidden_quantity="")
+            self.card.prediction = ""  # emptied while still locked, as in start()
+            self.param.update(current=0, prediction=None, shown=None, notice="")
+        if event.new == self.exercise.id:
+            self._apply_gate()
+        self._draw()
+
+    def _apply_gate(self) -> None:
+        if self.lab is None:
+            return
+        reason = ""
+        running = self.active and not self.finished
+        if running:
+            runs_left = any(step.kind == "run" for step in self.exercise.steps[self.current :])
+            buttons, agree = play_buttons(self.model_class)
+            if not self.locked:
+                reason = f"{buttons} {'is' if agree else 'are'} off until you lock a prediction."
+            elif not runs_left:
+                reason = f"{buttons} wait{agree} while you do the exercise's next step."
+        self.lab.gate(reason)
+        if self.active or not self.session.active:  # (another active exercise drives the lab itself)
+            self.lab.listen_for_play(running and not reason and self.model.judged_on_play and self._step_is("run"))
+            self.lab.param.update(conceal=running, hidden_quantity=self.exercise.quantity if running else "")
+
+    # -- events from the lab -----------------------------------------------------------------
+    def _lab_reset(self) -> None:
+        if not self.active or self.finished:
+            return
+        resets = [i for i, step in enumerate(self.exercise.steps) if step.kind == "reset"]
+        if resets and self.current >= resets[0]:
+            self.current = resets[0] + 1
+        self._advance()
+
+    def _lab_played(self) -> None:
+        if self.active and not self.finished and self._step_is("run"):
+            self._played = self.current
+            self._advance()
+
+    def _step_is(self, kind: str) -> bool:
+        """Whether the next step to do is of this kind (``"set"``, ``"run"``, ...)."""
+        steps = self.exercise.steps
+        return self.current < len(steps) and steps[self.current].kind == kind
+
+    def _lab_changed(self, *_events: param.parameterized.Event) -> None:
+        if self.active and not self.finished:
+            self._advance()
+
+    def _card_action(self, message: dict) -> None:
+        if message.get("action") == "start":
+            self.start()
+        elif message.get("action") == "lock":
+            self.lock(message.get("text"))
+
+    def lock(self, text: object) -> None:
+        """Lock the prediction the student typed, or say why it cannot be locked.
+
+        Parameters
+        ----------
+        text : object
+            What the prediction field held, read by :func:`labs.numbers.parse_number` like every
+            number field (a decimal point or comma, no thousands separators); anything that is not
+            one finite number is refused with the reason. A locked prediction is shown back the way
+            the lab fields show numbers (``1,5`` becomes ``1.5``). In a choice exercise, the text of
+            the chosen option, which must be one of the exercise's choices.
+        """
+        choices = self.exercise.choices
+        if choices:
+            if text not in choices:
+                self.notice = "Your prediction: choose one of the answers, then press Lock prediction."
+                return
+            self._locked_as(float(choices.index(text)))
+            return
+        try:
+            value = parse_number(text if isinstance(text, str) else "")
+        except NotANumber as refusal:
+            self.notice = f"Your prediction: {refusal}; type it as a number in {self.exercise.unit}."
+            return
+        if self.counted is not None and not float(value).is_integer():
+            self.notice = f"Your prediction: a number of {self.exercise.unit} is a whole number, like 2."
+            return
+        self._locked_as(value)
+
+    def _locked_as(self, value: float) -> None:
+        """Lock ``value`` (a choice's index in a choice exercise); the card shows it as entered."""
+        if not self.active:
+            self.start()
+        self.card.prediction = self.exercise.as_entered(value)
+        self.param.update(prediction=value, notice="")
+        if self.classroom is not None:
+            self.classroom.share(self, value)
+        self._apply_gate()
+        self._advance()
+
+    # -- progress ----------------------------------------------------------------------------
+    def _step_done(self, step: Step) -> bool:
+        if step.kind == "set":
+            return same(getattr(self.model, step.control), step.value)
+        if step.kind == "predict":
+            return self.locked
+        if step.kind == "run":
+            if self._played == self.current:  # a lab where Play changes nothing but the clock
+                return True
+            return self.model.at_end if step.value is None else self.model.t >= step.value - 1e-9
+        return False  # a reset is ticked by the Reset event itself
+
+    def _advance(self) -> None:
+        steps = self.exercise.steps
+        while self.current < len(steps) and self._step_done(steps[self.current]):
+            self.current += 1
+        pause_at = (
+            steps[self.current].value if self.current < len(steps) and steps[self.current].kind == "run" else None
+        )
+        if pause_at != self.model.pause_at:
+            self.model.pause_at = pause_at  # the lab redraws: the page's player learns where to stop
+        if self.current == len(steps) and not self.finished:
+            self._finish()
+        elif self._step_is("set") and self._spotlit != self.current:
+            self._spotlit = self.current
+            self.lab.spotlight(steps[self.current].control)  # the step names it: show where it is
+        self._apply_gate()
+
+    def _finish(self) -> None:
+        wanted: dict[str, object] = {}
+        for step in self.exercise.steps:
+            if step.kind == "set":
+                wanted[step.control] = step.value
+        for control, value in wanted.items():
+            now = getattr(self.model, control)
+            if not same(now, value):
+                label = self.model.param[control].label
+                is_now, needed = (shown_setting(control, v, type(self.model)) for v in (now, value))
+                self.notice = (
+                    f"{label} is {is_now} now, but this exercise needs {needed}. Set it back to see the comparison."
+                )
+                return
+        self.notice = ""
+        self.shown = self.reading()
+        self.progress.record(self.key, self.correct)
+        self._apply_gate()
+
+    def reading(self) -> float:
+        """The value of the exercise's quantity in the lab's model right now."""
+        return model_reading(self.model, self.exercise)
+
+    @property
+    def counted(self) -> str | None:
+        """The singular of what the exercise counts (``"bucket"``), or None for a measured quantity."""
+        return counted(self.exercise)
+
+    def amount(self, value: float, exact: bool = False) -> str:
+        """A value of the exercise's quantity with its unit (:func:`amount_html`)."""
+        return amount_html(self.exercise, value, exact)
+
+    @property
+    def correct(self) -> bool:
+        """Whether the locked prediction is within the tolerance of what the model shows."""
+        if self.prediction is None or self.shown is None:
+            return False
+        return abs(self.prediction - self.shown) <= self.exercise.tolerance + 1e-9
+
+    # -- view ------------------------------------------------------------------------------------
+    @param.depends(
+        "current",
+        "prediction",
+        "shown",
+        "notice",
+        "class_note",
+        "class_result",
+        "new_round",
+        "progress.completed",
+        watch=True,
+    )
+    def _draw(self) -> None:
+        """Send the card what it shows now, in one message."""
+        self.card.param.update(
+            active=self.active,
+            steps_html=self.steps_html(),
+            locked=self.locked,
+            start_label=self.start_label(),
+            class_html=self.class_html(),
+            **self.feedback(),
+        )
+
+    def start_label(self) -> str:
+        """The card's button: "Start this exercise", then none until a verdict, then "Try again".
+
+        A class's new round for a shared prediction offers "Try again" before the verdict too.
+        """
+        if not self.active:
+            return "Start this exercise"
+        return "Try again" if self.finished or self.new_round else ""
+
+    def class_html(self) -> str:
+        """The class line: that predictions are shared, whether this one was, and the class after a reveal."""
+        if self.classroom is None:
+            return ""
+        lines = [self.class_note or ("" if self.locked else self.classroom.notice_text)]
+        if self.class_result:
+            lines.append(self.class_result)
+        return "".join(f"<p>{html.escape(line)}</p>" for line in lines if line)
+
+    def steps_html(self) -> str:
+        """The heading, prompt, steps (ticked and current), and any notice, as escaped HTML."""
+        spec = self.exercise
+        items = []
+        for index, step in enumerate(spec.steps):
+            text = html.escape(describe_step(step, self.model_class, choice=bool(spec.choices)))
+            if self.active and index < self.current:
+                items.append(f'<li class="done">✓ {text}<span class="sr-only"> (done)</span></li>')
+            elif self.active and index == self.current:
+                items.append(f'<li class="current">{text}<span class="sr-only"> (next)</span></li>')
+            else:
+                items.append(f"<li>{text}</li>")
+        parts = [
+            f"<h3>Exercise: {html.escape(spec.title)}</h3><p>{html.escape(spec.prompt)}</p>",
+            f'<ol class="steps" aria-label="Steps">{"".join(items)}</ol>',
+        ]
+        if self.notice:
+            parts.append(f'<p role="alert" class="field-error">{html.escape(self.notice)}</p>')
+        if self.active and not self.locked:
+            buttons, agree = play_buttons(self.model_class)
+            parts.append(f'<p class="gate">{buttons} stay{agree} off until you lock a prediction.</p>')
+        if not self.finished and self.progress.is_done(self.key):
+            if self.progress.was_correct(self.key):
+                parts.append('<p class="before">✓ You got this right before; you can do it again any time.</p>')
+            else:
+                parts.append('<p class="before">✗ Not quite last time: try again.</p>')
+        return "".join(parts)
+
+    def feedback(self) -> dict[str, str]:
+        """The verdict, its style and the explanation; all empty until the exercise has finished."""
+        if not self.finished:
+            return {"feedback_html": "", "verdict": "", "explanation_html": ""}
+        spec = self.exercise
+        verdict = "Correct" if self.correct else "Not quite"
+        explanation = f"<strong>Why:</strong> {html.escape(spec.explanation)}"
+        slip = None if self.correct else spec.mistake_for(self.prediction)
+        if slip is not None:  # name the reasoning that gives this very number
+            explanation = (
+                f"<p><strong>Where that {'choice' if spec.choices else 'number'} comes from:</strong> "
+                f"{html.escape(slip.reasoning)}</p>{explanation}"
+            )
+        predicted, shown = self.amount(self.prediction, exact=True), self.amount(self.shown)
+        return {
+            "feedback_html": f"{verdict}: you predicted {predicted}, and the lab shows {shown}.",
+            "verdict": "correct" if self.correct else "wrong",
+            "explanation_html": explanation,
+        }
+
+    def __panel__(self) -> LessonText:
+        """The exercise's card on its own, built once (a lesson page draws every card in its text)."""
+        if self._alone is None:
+            self._alone = LessonText([self.card])
+        return self._alone

@@ -1,0 +1,142 @@
+"""A lesson's text: its prose and its exercise cards, drawn by one component.
+
+A lesson page holds seven or so prose parts and as many exercises between them. Built as a Markdown
+pane per part and a component per card, with a column and a pane for the closing links, they were
+about twenty Bokeh models and a fifth of the server's time to build a session (548 against 433 ms
+in-process, December 2026); here they are one ``JSComponent``:
+
+- the prose is rendered from Markdown once per process (the lesson texts are the same for every
+  student) and sent once, as HTML;
+- each exercise's :class:`~app.course.exercise_card.ExerciseCard` is drawn between the prose parts where
+  the lesson puts it. When one of its values changes, the component sends the cards' values again
+  (``cards``: a list of values per card, in ``card_fields`` order; a few kB) and the page redraws
+  only what changed;
+- a click on Lock or Start comes back as one message, ``{"card": i, "action": ..., "text": ...}``,
+  and goes to that card.
+
+It also places the lesson's lab (``lab``): beside the text on a wide screen, in a pane as high as
+the page's scrolling area whose top holds the lab's picture and time bar, so that an exercise's
+question and the picture are in one view; on a narrow screen right after the active exercise's
+card (after the text while none is active).
+"""
+
+from __future__ import annotations
+
+import html
+from functools import cache, partial
+from pathlib import Path
+
+import panel as pn
+import param
+from panel.custom import Child, JSComponent
+
+from app.course.exercise_card import CARD_CSS, CARD_FIELDS, ExerciseCard
+from labs.ui.palette import inline
+from labs.ui.stage import PINNED_FROM
+
+LESSON_TEXT_JS = (Path(__file__).parent / "assets" / "lesson_text.js").read_text(encoding="utf-8")
+
+PROSE_CSS = inline("""
+:host { width: 100%; }
+.prose h1 { margin-block: 0.34em; }
+.prose h2 { margin-block: 0.42em; }
+.prose h3 { margin-block: 0.5em; }
+.prose h4 { margin-block: 0.67em; }
+.prose ul, .prose ol { padding-inline-start: 2em; }
+.prose strong { font-weight: 600; }
+.prose a { color: var(--design-primary-color, var(--panel-primary-color)); }
+.prose code { color: var(--ol-code-blue); background: var(--ol-code-background); }
+.prose a.header-anchor { visibility: hidden; text-decoration: none; margin-left: 0.25em; }
+.prose h1:hover a.header-anchor, .prose h2:hover a.header-anchor, .prose h3:hover a.header-anchor,
+.prose a.header-anchor:focus { visibility: visible; }
+.prose td, .prose th { border: 1px solid; border-collapse: collapse; padding: 5px; }
+.prose table { display: block; max-width: 100%; overflow-x: auto; }
+.prose p { overflow-wrap: break-word; }
+.prose pre { text-align: left; overflow-x: auto; }
+.prose .codehilite { background: var(--code-bg-color); }
+""")
+"""Panel's Markdown look (its ``markdown.css``), kept to the prose, with inline code at 10:1; a table
+wider than a phone scrolls in its own box."""
+
+SIDE_BY_SIDE_FROM = PINNED_FROM
+"""The window width (px) from which the lab stands beside the text: where the lab pins its picture."""
+
+LAYOUT_CSS = f"""
+.lesson {{ display: block; }}
+.lesson-parts {{ min-width: 0; }}
+.lesson-lab {{ margin: 12px 0; }}
+@media (min-width: {SIDE_BY_SIDE_FROM}px) {{
+  .lesson.with-lab {{ display: flex; gap: 24px; align-items: flex-start; }}
+  .with-lab .lesson-parts {{ flex: 1 1 420px; max-width: 760px; }}
+  .with-lab .lesson-lab {{ flex: 1 1 420px; min-width: 0; margin: 0; position: sticky; top: 0;
+    max-height: calc(100vh - 56px); overflow-y: auto; overscroll-behavior: contain; }}
+}}
+"""
+"""Text and lab side by side on a wide screen (the lab's pane pinned and scrolling on its own), one
+column on a narrow one."""
+
+
+@cache
+def prose_html(markdown: str) -> str:
+    """Render lesson Markdown to HTML as Panel's Markdown pane does, once per process for each text.
+
+    Parameters
+    ----------
+    markdown : str
+        Trusted lesson text (a bounded set: only the course's own lessons come here).
+
+    Returns
+    -------
+    str
+        The HTML.
+    """
+    return html.unescape(pn.pane.Markdown()._transform_object(markdown)["object"])
+
+
+class LessonText(JSComponent):
+    """The prose and exercise cards of one lesson page, in the lesson's order."""
+
+    prose = param.List(default=[], item_type=str, doc="Each prose part's HTML, rendered once per process.")
+    order = param.List(default=[], doc="The parts in page order: ['prose', i] or ['card', j].")
+    card_fields = param.List(default=list(CARD_FIELDS), constant=True, doc="What each entry of ``cards`` holds.")
+    cards = param.List(default=[], doc="What each exercise card shows: its values in ``card_fields`` order.")
+    lab = Child(default=None, allow_None=True, doc="The lesson's lab (what the active exercise uses), or None.")
+    side_by_side_from = param.Integer(
+        default=SIDE_BY_SIDE_FROM, constant=True, doc="The window width (px) from which the lab stands beside the text."
+    )
+
+    _esm = LESSON_TEXT_JS
+
+    def __init__(self, parts: list[str | ExerciseCard], footer_html: str = "", **params):
+        """Lay out ``parts``: Markdown texts and cards, in order, then ``footer_html`` (trusted HTML) if any."""
+        prose: list[str] = []
+        order: list[list] = []
+        self._cards: list[ExerciseCard] = []
+        for part in parts:
+            if isinstance(part, ExerciseCard):
+                order.append(["card", len(self._cards)])
+                self._cards.append(part)
+            else:
+                order.append(["prose", len(prose)])
+                prose.append(prose_html(part))
+        if footer_html:
+            order.append(["prose", len(prose)])
+            prose.append(footer_html)
+        params.setdefault("sizing_mode", "stretch_width")
+        params.setdefault("stylesheets", [PROSE_CSS, CARD_CSS, LAYOUT_CSS])
+        params.setdefault("margin", (5, 10))  # a Markdown pane's, so the text lines up with the heading
+        super().__init__(prose=prose, order=order, cards=[card.shown() for card in self._cards], **params)
+        for index, card in enumerate(self._cards):
+            card.param.watch(partial(self._card_changed, index), list(CARD_FIELDS))
+
+    def _card_changed(self, index: int, *_events: param.parameterized.Event) -> None:
+        cards = list(self.cards)
+        cards[index] = self._cards[index].shown()
+        self.cards = cards
+
+    def _handle_msg(self, msg: object) -> None:
+        if not isinstance(msg, dict):
+            return
+        index = msg.get("card")
+        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(self._cards):
+            self._cards[index].receive({key: value for key, value in msg.items() if key != "card"})

@@ -1,0 +1,1 @@
+"""The course's page scripts (``panel serve`` serves each file as a page): index, lesson, lab."""

@@ -1,0 +1,104 @@
+"""The index page (``/``): every lesson with its exercises' done marks, and both labs."""
+
+from __future__ import annotations
+
+import html
+
+import panel as pn
+import param
+
+from app.course.library import lessons
+from app.course.progress import ProgressStore
+from app.web.shell import page
+from labs.registry import registrations
+from labs.ui.palette import inline
+
+INDEX_CSS = inline("""
+:host { font-size: 1rem; line-height: 1.5; }
+p, li { font-size: 1rem; }
+h2 { font-size: 1.3rem; font-weight: 700; margin: 18px 0 6px; }
+h3 { font-size: 1.1rem; font-weight: 700; margin: 10px 0 2px; }
+a { color: var(--ol-link-blue); }
+ol.course { padding-left: 1.4em; }
+ol.course ul { padding-left: 1.2em; }
+li { margin: 3px 0; }
+.done-text { color: var(--ol-done-green); font-weight: 600; }
+.again-text { color: var(--ol-wrong-red); font-weight: 600; }
+""")
+"""The index's own look, the same before and after the browser's progress arrives.
+
+Panel draws an HTML pane's first text and a later one under different stylesheets (the second
+under Bootstrap's: headings 32 px, other link colours); every size and colour is set here.
+"""
+
+
+def course_list(progress: ProgressStore) -> str:
+    """The lessons, their exercises, and whether each was last done right or wrong in this browser.
+
+    Parameters
+    ----------
+    progress : ProgressStore
+        This browser's progress.
+
+    Returns
+    -------
+    str
+        HTML for the course list.
+    """
+    items = []
+    for number, lesson in enumerate(lessons(), start=1):
+        marks = []
+        right = again = 0
+        for exercise in lesson.exercises:
+            key = f"{lesson.slug}/{exercise.id}"
+            mark = state = ""
+            if progress.was_correct(key):
+                right += 1
+                mark, state = '<span aria-hidden="true">✓</span> ', "<span class=done-text> correct</span>"
+            elif progress.is_done(key):
+                again += 1
+                mark = '<span aria-hidden="true">✗</span> '
+                state = "<span class=again-text> not quite, try again</span>"
+            marks.append(
+                f'<li>{mark}<a href="./lesson?id={lesson.slug}&amp;exercise={exercise.id}">'
+                f"{html.escape(exercise.title)}</a>{state}</li>"
+            )
+        tally = f"{right} of {len(lesson.exercises)} exercises right" + (f", {again} to try again" if again else "")
+        items.append(
+            f'<li class="lesson"><h3><a href="./lesson?id={lesson.slug}">{html.escape(lesson.title)}</a></h3>'
+            f"<p>Lesson {number} · {tally} · "
+            f"beside the {lesson.lab} lab</p><p>{html.escape(lesson.summary)}</p>"
+            f'<ul aria-label="Exercises in {html.escape(lesson.title)}">{"".join(marks)}</ul></li>'
+        )
+    return (
+        '<nav aria-label="Lessons"><h2>Lessons</h2><ol class="course">' + "".join(items) + "</ol></nav>"
+        '<nav aria-label="Labs"><h2>Labs</h2><ul>'
+        + "".join(
+            f'<li><a href="./lab?id={lab.slug}">{html.escape(lab.title)}</a>: {html.escape(lab.blurb)}</li>'
+            for lab in registrations()
+        )
+        + '<li><a href="./trace">Trace</a>: your own PyTorch profiler trace of DDP, read as the bucket '
+        "timeline and put beside the model.</li>" + "</ul></nav>"
+    )
+
+
+def build() -> pn.template.base.BaseTemplate:
+    """Build the index for one session."""
+    progress = ProgressStore(height=0, margin=0)
+    listing = pn.pane.HTML(
+        param.bind(lambda _completed: course_list(progress), progress.param.completed),
+        sizing_mode="stretch_width",
+        stylesheets=[INDEX_CSS],
+    )
+    intro = pn.pane.HTML(
+        "<p>Three short lessons on overlapping gradient communication with computation in "
+        "data-parallel training. Each sits beside a lab: predict first, then run the lab and "
+        "compare. Your progress stays in this browser.</p>",
+        sizing_mode="stretch_width",
+        stylesheets=[INDEX_CSS],
+    )
+    return page("Course", pn.Column(intro, listing, progress, sizing_mode="stretch_width"), back=False)
+
+
+if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+    build().servable()

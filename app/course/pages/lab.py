@@ -1,0 +1,75 @@
+"""A lab's standalone page, for any registered lab: ``/lab?id=<slug>``, and ``/<slug>`` under ``python -m app``.
+
+``panel serve app/course/pages/[!_]*.py app/classroom/pages/instructor.py app/trace/page/trace.py --plugins
+app.web.panel_plugin`` serves this file as ``/lab``, so every lab a
+package registers is reachable there too without a page file of its own.
+"""
+
+from __future__ import annotations
+
+import panel as pn
+
+from app.course.library import query_param
+from app.web.not_found import missing_lab_html
+from app.web.shell import deferred, page
+from labs.registry import LabRegistration, registrations
+
+
+def build_lab_page(lab: LabRegistration) -> pn.template.base.BaseTemplate:
+    """Build one lab's standalone page for one session: a fresh model and view.
+
+    Parameters
+    ----------
+    lab : LabRegistration
+        The lab, as its package registers it.
+
+    Returns
+    -------
+    panel.template.base.BaseTemplate
+        The page; the lab itself arrives once the page has loaded (:func:`app.web.shell.deferred`).
+    """
+    # Import the view now, before the page's HTML is written: Bokeh puts in it the data models
+    # (e.g. labs.ui.playback.PlaybackState) imported by then, and the deferred lab needs them. Without
+    # this the first lab page a fresh `panel serve` process serves fails to show its lab.
+    lab.view_class()
+    return page(lab.title, deferred(lab.page_view, sizing_mode="stretch_width"), intro=lab.intro)
+
+
+def page_builder(lab: LabRegistration):
+    """The page function ``pn.serve`` calls for every session of ``/<slug>``.
+
+    Parameters
+    ----------
+    lab : LabRegistration
+        The lab.
+
+    Returns
+    -------
+    callable
+        A function of no arguments, named after the lab.
+    """
+
+    def build() -> pn.template.base.BaseTemplate:
+        return build_lab_page(lab)
+
+    build.__name__ = build.__qualname__ = f"build_{lab.slug}_page"
+    return build
+
+
+def lab_routes() -> dict[str, object]:
+    """``/lab`` (``?id=<slug>``) and a short ``/<slug>`` for every registered lab, each with its page function."""
+    return {"/lab": build, **{f"/{lab.slug}": page_builder(lab) for lab in registrations()}}
+
+
+def build() -> pn.template.base.BaseTemplate:
+    """Build the lab page the URL's ``id`` asks for, or a clear message if there is no such lab."""
+    slug = query_param("id")
+    lab = next((item for item in registrations() if item.slug == slug), None)
+    if lab is not None:
+        return build_lab_page(lab)
+    # Only under panel serve: python -m app answers an unknown lab with a 404 page (app.web.urls).
+    return page("No such lab", pn.pane.HTML(missing_lab_html(slug), sizing_mode="stretch_width"))
+
+
+if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
+    build().servable()

@@ -1,0 +1,1 @@
+"""The trace page: a student's profiler traces (or the course's sample) on the bucket timeline."""

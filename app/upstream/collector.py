@@ -1,0 +1,198 @@
+"""What Python's garbage collector walks on a server holding a class, and when it walks everything.
+
+A full collection walks every tracked object and holds the event loop while it does: with a
+lecture hall of sessions open (about 7,000 objects each) that is about half a second at 150
+sessions on the 2-core machine, every time it happens, and two things make it happen often: Panel
+runs a full ``gc.collect()`` a few seconds after any session is discarded, and CPython runs one
+whenever the objects that survived since the last full one reach a quarter of the rest (about every
+40 new sessions at that size).
+
+The objects of an open session are not garbage, so there is no need to walk them again and again.
+After each piece of a session's page is built, :func:`freeze_session` collects the young
+generations (the build's own short-lived cycles) and then freezes everything (``gc.freeze``): full
+collections from then on walk only what was made since. A discarded session's objects are freed at
+once where nothing else refers to them; what they hold in cycles is frozen garbage.
+
+:mod:`app.upstream.session_sweep` frees most of that without a full collection: it finds the cycles from the
+session's own objects (weak references taken as its page was built and loaded) and breaks them,
+walking that session and not the open ones. :func:`collect_discarded` (in place of Panel's own
+collection) sweeps the discarded sessions, one per event-loop callback. What a sweep misses (a few
+objects of a lesson session, measured; a whole session when a walk is given up) waits for a thaw,
+which unfreezes and walks everything: it is due only once the discarded sessions since the last one
+outnumber the open ones, a swept session counting :data:`THAW_FACTOR` times less, and always when
+none is open (the end of a lecture). The memory held back is then at most about the open sessions'
+own.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import gc
+import time
+import weakref
+from functools import partial
+
+from panel.io import document as panel_cleanup
+from panel.io.state import state
+from tornado.ioloop import IOLoop
+
+from app.upstream import session_sweep
+
+_PANEL_COLLECT = panel_cleanup._garbage_collect
+
+THAW_FACTOR = 4
+"""A swept session leaves this many times less garbage than an unswept one, at least."""
+
+POLICY_ENV = "OVERLAP_GC"
+"""Set to ``panel`` to serve without this module (Panel's and CPython's own collections), to compare."""
+
+
+class Collector:
+    """Counts behind the policy, shown in ``/healthz`` (``gc`` key)."""
+
+    installed = False
+    open_sessions = 0
+    discarded_since_thaw = 0
+    freezes = 0
+    thaws = 0
+    swept = 0
+    sweeps_given_up = 0
+    objects_swept = 0
+    survivors = 0
+    longest_sweep_ms = 0.0
+    held_back = 0.0  # discarded sessions' garbage since the last thaw, in unswept sessions' worth
+    pending: list[list[weakref.ref]] = []  # discarded sessions' roots, not yet swept
+
+    COUNTS = (
+        "open_sessions",
+        "discarded_since_thaw",
+        "freezes",
+        "thaws",
+        "swept",
+        "sweeps_given_up",
+        "objects_swept",
+        "survivors",
+    )
+    """The whole-number counts, in the order ``/healthz`` shows them."""
+
+    @classmethod
+    def report(cls, count_frozen: bool = False) -> dict[str, int]:
+        """The counts, and how many objects are frozen now if asked.
+
+        Parameters
+        ----------
+        count_frozen : bool
+            Add ``frozen_objects``. CPython counts them by walking its list of frozen objects, a
+            pause of tens of milliseconds with a class open, so only a bench asks
+            (``/healthz?frozen=1``), never a load balancer's or Kubernetes' probe.
+        """
+        report = {name: getattr(cls, name) for name in cls.COUNTS}
+        report["longest_sweep_ms"] = round(cls.longest_sweep_ms, 1)
+        report["installed"] = int(cls.installed)
+        if count_frozen:
+            report["frozen_objects"] = gc.get_freeze_count()
+        return report
+
+
+def track_session(doc) -> None:
+    """After a session's first piece, and once its page has loaded: take its roots, freeze, watch for its discard.
+
+    A session no browser loads (the cached pages the HTML comes from) is never counted; without
+    :func:`install` (``OVERLAP_GC=panel``) nothing is.
+
+    Parameters
+    ----------
+    doc : Document
+        The session's document (the current one, in a page builder), right after its first piece.
+    """
+    if not Collector.installed:
+        return
+    capturing = bool(session_sweep.Shared.ids)  # not for the warm-up's cached pages: no browser loads them
+    built = session_sweep.session_roots(doc) if capturing else []
+    if capturing:
+        freeze_session()  # so that the next session's capture does not hold this piece again
+
+    def loaded() -> None:
+        Collector.open_sessions += 1
+        roots = built + session_sweep.session_roots(doc) + session_sweep.served_roots(doc) if capturing else None
+        doc.on_session_destroyed(partial(_discarded, roots))
+        freeze_session()
+
+    state.onload(loaded)  # after the page's own onload callbacks: the lab is built by then
+
+
+def _discarded(roots: list[weakref.ref] | None, _session_context: object) -> None:
+    Collector.open_sessions = max(0, Collector.open_sessions - 1)
+    Collector.discarded_since_thaw += 1
+    if roots:
+        Collector.pending.append(roots)
+    else:
+        Collector.held_back += 1
+
+
+def freeze_session() -> None:
+    """Collect the young generations, then keep every object alive now out of later collections."""
+    gc.collect(1)
+    gc.freeze()
+    Collector.freezes += 1
+
+
+def thaw() -> None:
+    """Walk everything once: unfreeze, collect in full, and freeze what is still alive again."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+    Collector.discarded_since_thaw = 0
+    Collector.held_back = 0.0
+    Collector.thaws += 1
+
+
+def collect_discarded() -> None:
+    """In place of Panel's full collection after a discard: sweep the discarded sessions, then thaw if due.
+
+    Like Panel's, it waits until no session has been discarded for a few seconds (a tab closed in
+    a crowd is followed by others). Each sweep is its own event-loop callback, so that clicks are
+    answered between them.
+    """
+    quiet_for = time.monotonic() - panel_cleanup._panel_last_cleanup
+    if quiet_for < panel_cleanup.GC_DEBOUNCE:
+        at = dt.datetime.now() + dt.timedelta(seconds=panel_cleanup.GC_DEBOUNCE - quiet_for)
+        state.schedule_task("gc.collect", collect_discarded, at=at)
+        return
+    sweep_next()
+
+
+def sweep_next() -> None:
+    """Sweep one discarded session and come back for the next; once none is left, thaw if due."""
+    if Collector.pending:
+        started = time.perf_counter()
+        result = session_sweep.sweep(Collector.pending.pop(0))
+        Collector.longest_sweep_ms = max(Collector.longest_sweep_ms, 1000 * (time.perf_counter() - started))
+        if result.given_up:
+            Collector.sweeps_given_up += 1
+            Collector.held_back += 1
+        else:
+            Collector.swept += 1
+            Collector.objects_swept += result.unreachable
+            Collector.survivors += result.survivors
+            Collector.held_back += 1 / THAW_FACTOR
+        IOLoop.current().add_callback(sweep_next)
+        return
+    if Collector.discarded_since_thaw and (
+        Collector.open_sessions == 0 or Collector.held_back >= Collector.open_sessions
+    ):
+        thaw()
+    else:
+        gc.collect(1)
+
+
+def install() -> None:
+    """Use :func:`collect_discarded` where Panel would collect in full after a discard."""
+    panel_cleanup._garbage_collect = collect_discarded
+    Collector.installed = True
+
+
+def mark_shared() -> None:
+    """What start-up left alive is shared by every session: a sweep stops there (only when installed)."""
+    if Collector.installed:
+        session_sweep.mark_shared()

@@ -1,0 +1,206 @@
+"""Serve every page with ``python -m app`` (what ``make serve`` runs)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import errno
+import os
+import sys
+
+import panel as pn
+from tornado.iostream import StreamClosedError
+from tornado.websocket import WebSocketClosedError
+
+from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token
+from app.classroom.http import ClassDataHandler
+from app.classroom.pages import instructor
+from app.course.catalog import import_every_view
+from app.course.content import SpecError
+from app.course.library import lessons
+from app.course.pages import index, lesson
+from app.course.pages.lab import lab_routes
+from app.trace.page import trace
+from app.upstream import collector, page_html
+from app.upstream.task_timer import install_if_asked
+from app.web import serving_settings
+from app.web.delivery import compression
+from app.web.health import HealthHandler
+from app.web.sessions import counted, enable_session_reuse, warm_up, warm_up_paths
+from app.web.urls import NotFoundHandler, url_rules
+
+
+def routes() -> dict[str, object]:
+    """Map each URL path to the function that builds that page for one session.
+
+    Returns
+    -------
+    dict of str to callable
+        Functions, never instances, so that every session gets its own models.
+    """
+    pages = {
+        "/": index.build,
+        "/lesson": lesson.build,
+        "/trace": trace.build,
+        "/instructor": instructor.build,
+        **lab_routes(),
+    }
+    return {path: counted(build) for path, build in pages.items()}
+
+
+def _bounded(kind: type, low: float, high: float, what: str):
+    """An argparse type: a number of ``kind`` from ``low`` to ``high``, refused in one line saying what to use."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not {what}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value:g} is out of range for {what}")
+        return value
+
+    return parse
+
+
+_port = _bounded(int, 0, 65535, "a port number; use 1-65535 (0: any free port)")
+_processes = _bounded(int, 0, 256, "a number of processes; use 1 or more (0: one per core)")
+_seconds = _bounded(float, 1, 86_400, "a number of seconds from 1 to 86400")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """Read the command line (and ``PORT``, ``ADDRESS``, ``ALLOW_WEBSOCKET_ORIGIN`` from the environment).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments; ``sys.argv[1:]`` by default.
+
+    Returns
+    -------
+    argparse.Namespace
+        The settings. A bad value exits with status 2 and one line saying what to use.
+    """
+    parser = argparse.ArgumentParser(prog="python -m app", description="Serve Overlap Lab.")
+    parser.add_argument("--port", type=_port, default=os.environ.get("PORT", "5006"))
+    parser.add_argument("--address", default=os.environ.get("ADDRESS", "localhost"))
+    parser.add_argument(
+        "--allow-websocket-origin",
+        action="append",
+        default=[o for o in os.environ.get("ALLOW_WEBSOCKET_ORIGIN", "").split(",") if o],
+        help="Host[:port] browsers may connect from (repeatable); needed behind a proxy.",
+    )
+    parser.add_argument(
+        "--num-procs",
+        type=_processes,
+        default=1,
+        help="Processes sharing this port (default 1). For a class prefer separate ports behind nginx.",
+    )
+    parser.add_argument(
+        "--unused-session-lifetime",
+        type=_seconds,
+        default=os.environ.get("UNUSED_SESSION_LIFETIME", "15"),
+        help="Seconds a session is kept after its tab closed (default 15).",
+    )
+    parser.add_argument(
+        "--check-unused-sessions",
+        type=_seconds,
+        default=os.environ.get("CHECK_UNUSED_SESSIONS", "10"),
+        help="How often, in seconds, closed sessions are looked for and freed (default 10).",
+    )
+    parser.add_argument(
+        "--class-db",
+        default=os.environ.get(CLASS_DB_ENV, ""),
+        metavar="URL",
+        help=(
+            "Collect the class's locked predictions for /instructor in this database: sqlite:///class.db "
+            "(all processes on one machine) or postgresql+psycopg://user:password@host/db. Default: off."
+        ),
+    )
+    return parser.parse_args(argv)  # argparse runs string defaults (from the environment) through type too
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Start the server (blocks until interrupted).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Command-line arguments; see ``python -m app --help``.
+    """
+    args = parse_args(argv)
+    install_if_asked()
+    serving_settings.install()  # Bokeh's development checks off, unless the environment says (app.web.serving_settings)
+    import_every_view()  # every lab's models known to every page, lazily opened labs included (app.course.catalog)
+    try:
+        lessons()
+    except SpecError as error:
+        sys.exit(f"Cannot start: a lesson spec is malformed.\n{error}")
+    if args.class_db:
+        try:
+            configure(args.class_db)
+        except StoreUnavailable as error:
+            sys.exit(f"Cannot start: {error}; check --class-db (or CLASS_DB).")
+        token, made = ensure_token()
+        if made:
+            print(f"Class on. Instructor token (type it on /instructor; set INSTRUCTOR_TOKEN to choose one): {token}")
+    else:
+        configure(None)
+    origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
+    enable_session_reuse()
+    # each page kind's HTML rendered once, each request's token put in a copy (app.upstream.page_html)
+    page_html.install()
+    if os.environ.get(collector.POLICY_ENV, "frozen") != "panel":  # "panel": as Panel does it, to compare
+        collector.install()  # full garbage collections rare, and after discards only (app.upstream.collector)
+    pages = routes()
+    try:
+        server = pn.serve(
+            pages,
+            port=args.port,
+            address=args.address,
+            websocket_origin=origins,
+            show=False,
+            start=False,
+            title="Overlap Lab",
+            num_procs=args.num_procs,
+            extra_patterns=[
+                (r"/healthz", HealthHandler),
+                (r"/instructor/(export\.csv|rounds\.json)", ClassDataHandler),
+            ],
+            default_handler_class=NotFoundHandler,  # a Tornado setting: what answers a path no route matches
+            unused_session_lifetime_milliseconds=int(args.unused_session_lifetime * 1000),
+            check_unused_sessions_milliseconds=int(args.check_unused_sessions * 1000),
+            # a Tornado setting: gzip the pages' HTML (static files: app.web.delivery.compression)
+            compress_response=True,
+            **serving_settings.WEBSOCKET_COMPRESSION,  # the Bokeh document deflated on the websocket
+        )
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            sys.exit(f"Cannot start: port {args.port} is in use; stop what uses it or pick another with --port.")
+        sys.exit(f"Cannot start on {args.address}:{args.port}: {error.strerror or error}")
+    # Tried before Panel's routes: Bokeh's Server keeps its tornado.web.Application as ``_tornado``.
+    server._tornado.add_handlers(r".*", url_rules() + compression.ROUTES)
+    server.io_loop.asyncio_loop.set_exception_handler(ignore_closed_websockets)
+    server.start()
+    own = "127.0.0.1" if args.address in ("", "0.0.0.0", "::") else args.address
+    server.io_loop.add_callback(warm_up, f"http://{own}:{server.port}", warm_up_paths(pages))
+    server.io_loop.start()
+
+
+def ignore_closed_websockets(loop: asyncio.AbstractEventLoop, context: dict) -> None:
+    """Drop the noise of a write to a tab that was just closed; report everything else.
+
+    Panel writes to websockets without awaiting the result, so a browser that closes its tab while
+    a reply is on its way leaves a "Task exception was never retrieved" with a traceback in the
+    log. With a class of students closing tabs that buries real errors, and it is not one.
+
+    Parameters
+    ----------
+    loop : asyncio.AbstractEventLoop
+        The server's event loop.
+    context : dict
+        asyncio's description of the unhandled exception.
+    """
+    if isinstance(context.get("exception"), WebSocketClosedError | StreamClosedError):
+        return
+    loop.default_exception_handler(context)

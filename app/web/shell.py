@@ -1,0 +1,189 @@
+"""The page frame every page shares: title, navigation back to the index, main content."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from pathlib import Path
+
+import panel as pn
+import param
+from bokeh.document import Document
+
+from app.upstream import ASSETS as UPSTREAM_ASSETS
+from app.upstream import lean_config, lean_models, lean_references, lean_serialization
+from app.upstream import panel_write_queue as panel_fixes
+from app.web.connection import ConnectionWatch
+from app.web.delivery import bundle_loading, early_connection
+from app.web.delivery.browser_code import script
+from labs.ui.palette import NAVY, ROOT_CSS, inline
+
+panel_fixes.install()  # every page imports this module, on every way of serving
+bundle_loading.install()
+lean_serialization.install()
+lean_references.install()
+lean_models.install()
+
+CSS = inline("""
+:root { --bokeh-font-size: 1rem; }
+#header a.title { font-size: 1.15rem; white-space: nowrap; color: var(--ol-white);
+  text-decoration: underline; text-underline-offset: 3px; }
+.skip-link { position: absolute; left: 8px; top: -60px; z-index: 2000; padding: 8px 14px;
+  background: var(--ol-white); color: var(--ol-navy); font-weight: 600; border: 3px solid var(--ol-navy);
+  border-radius: 4px; }
+.skip-link:focus { top: 8px; }
+#header a:focus-visible, .skip-link:focus-visible { outline: 3px solid var(--ol-amber); outline-offset: 2px; }
+#main:focus { outline: none; }
+.bundle-failure { margin: 12px 0; padding: 10px 14px; border: 2px solid var(--ol-error-red);
+  background: var(--ol-wrong-background); color: var(--ol-wrong-red); font-weight: 600; }
+""")
+
+
+BOKEH_FIXES_JS = script(UPSTREAM_ASSETS / "bokeh_fixes.js")
+"""``assets/bokeh_fixes.js`` without its comment lines, run in every page after BokehJS's scripts."""
+
+
+def course_scripts(bokeh_js: str | None) -> str:
+    """A course page's scripts (the template calls it): Bokeh's, loaded BokehJS first, then :data:`BOKEH_FIXES_JS`.
+
+    Parameters
+    ----------
+    bokeh_js : str or None
+        Bokeh's ``<script>`` tags for the page.
+
+    Returns
+    -------
+    str
+        What goes in the head instead (:func:`app.web.delivery.bundle_loading.scripts_html`).
+    """
+    return bundle_loading.scripts_html(bokeh_js, after=(BOKEH_FIXES_JS,))
+
+
+class CourseTemplate(pn.template.BootstrapTemplate):
+    """Panel's Bootstrap template with a skip link, a ``<header>`` and one ``<main>`` landmark.
+
+    Its scripts are loaded BokehJS first, without the BokehJS bundles no course page uses (MathJax,
+    WebGL), and followed by :data:`BOKEH_FIXES_JS`: :func:`course_scripts`, which :meth:`_update_vars`
+    passes to the template as ``course_scripts`` (the reasons are in :mod:`app.web.delivery.bundle_loading`).
+    Before them, the page opens its websocket itself (:mod:`app.web.delivery.early_connection`, the template's
+    ``early_connection``).
+    """
+
+    _template = Path(__file__).parent / "templates" / "course.html"
+
+    # No page reads or sets its URL from Python (a lesson's id and exercise come from the request's
+    # query, ``pn.state.session_args``), so Panel's Location model, which echoes the URL back to
+    # the server in a message per property as every page opens, is left out (``panel.io.location``).
+    location = param.Boolean(default=False, readonly=True, doc="Whether Panel adds its Location model (never).")
+
+    def _update_vars(self, *args) -> None:
+        """Panel's template variables, ``course_scripts`` and ``early_connection`` (set where Panel sets its own)."""
+        super()._update_vars(*args)
+        self._render_variables["course_scripts"] = course_scripts
+        self._render_variables["early_connection"] = early_connection.script_html
+
+    def _init_doc(
+        self,
+        doc: Document | None = None,
+        comm: object | None = None,
+        title: str | None = None,
+        notebook: bool = False,
+        location: bool = True,
+    ) -> Document:
+        """Panel's ``_init_doc``, with the document's model count taken once, at the end, and a lean ``config.set``.
+
+        Bokeh recounts a document's models (a walk of every reference from every root) each time a
+        root is added or a change is unfrozen; Panel adds a page's roots one by one and restyles
+        them, about seven recounts, each of the whole page so far, in one session's first piece.
+        Frozen, the document counts once, when Panel is done, and attaches every model then, its
+        theme applied as it is attached (``tests/test_template_freeze.py`` checks that every page's
+        document is the same either way). Panel sets the page's design around each part it renders
+        with ``config.set``; :func:`app.upstream.lean_config.lean_set` makes that save and restore only the
+        design, not every config parameter.
+        """
+        if doc is None:
+            return super()._init_doc(doc, comm, title, notebook, location)
+        with doc.models.freeze(), lean_config.lean_set():
+            return super()._init_doc(doc, comm, title, notebook, location)
+
+
+def page(title: str, main: object, intro: str = "", extra_html: str = "", back: bool = True) -> CourseTemplate:
+    """Wrap ``main`` in the course's page frame.
+
+    Parameters
+    ----------
+    title : str
+        The page title, also the browser tab's title.
+    main : object
+        Any Panel object: a lab, a lesson, the index.
+    intro : str
+        An optional sentence shown above ``main``.
+    extra_html : str
+        Optional trusted HTML shown under the heading (navigation, notices); one pane with it.
+    back : bool
+        Whether the page links back to the index above its heading (the index itself does not).
+
+    Returns
+    -------
+    CourseTemplate
+        The page, ready to be served.
+    """
+    if pn.state.curdoc is not None:
+        # Declares this page's Panel extensions (none; the trace page adds "filedropper" itself):
+        # with it, Panel leaves out the JavaScript and CSS of every other extension imported in this
+        # process (FileDropper's FilePond once the trace page has been served, Tabulator under
+        # `panel serve`). Signatures are for IDEs; building them took most of the call's 15 ms.
+        # Nor does any page read the browser's details (dark mode, pixel ratio, language, time zone):
+        # without BrowserInfo the page sends seven fewer messages as it opens.
+        pn.extension(apply_signatures=False, browser_info=False)
+    template = CourseTemplate(
+        title=title,
+        site="Overlap Lab",
+        site_url="./",
+        header_background=NAVY,
+        collapsed_sidebar=True,
+        raw_css=[ROOT_CSS, CSS],
+        busy_indicator=None,
+        # Without it a phone lays the page out about 980 px wide and shrinks it to a third.
+        meta_viewport="width=device-width, initial-scale=1",
+    )
+    heading = pn.pane.HTML(
+        ('<nav aria-label="Course"><a href="./">← All lessons and labs</a></nav>' if back else "")
+        + f"<h1 style='font-size:1.7rem;margin:8px 0'>{html.escape(title)}</h1>"
+        + (f"<p>{html.escape(intro)}</p>" if intro else "")
+        + extra_html,
+        sizing_mode="stretch_width",
+    )
+    template.main.append(heading)
+    template.main.append(main)
+    template.header.append(ConnectionWatch())  # the notice for a lost connection (one model per page)
+    return template
+
+
+def deferred(make: Callable[[], object], **column_params) -> pn.Column:
+    """A column that receives ``make()`` once the page has loaded, in a server task of its own.
+
+    A page built in one piece holds every click of every other student on the process until it is
+    done; a page built in two pieces (the frame and text first, the lab once the browser reports the
+    page ready, through ``pn.state.onload``) lets clicks through in between. Outside a server
+    session (tests, scripts) the column is filled at once.
+
+    Parameters
+    ----------
+    make : callable
+        Builds what goes in the column.
+    **column_params
+        Parameters of the column (styles, sizing).
+
+    Returns
+    -------
+    panel.Column
+        Empty until the page has loaded, then holding ``make()``.
+    """
+    slot = pn.Column(**column_params)
+
+    def fill() -> None:
+        slot.objects = [make()]
+
+    pn.state.onload(fill)
+    return slot
