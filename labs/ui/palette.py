@@ -13,7 +13,7 @@ Three ways to use them:
   whether or not the page defines the custom properties (a shadow root, a test page), and the CSS
   reads the same as it would in a file.
 - A static ``.css`` file on a page that includes :data:`ROOT_CSS` (every course page does, through
-  ``app/shell.py``; the 404 page puts it before its own style): ``var(--ol-blue)`` as it is.
+  ``app/web/shell.py``; the 404 page puts it before its own style): ``var(--ol-blue)`` as it is.
 """
 
 from __future__ import annotations
