@@ -44,7 +44,7 @@ from tests.waiting import STUCK_AFTER_S, settles
 
 SEED = 20261130
 ACTIONS_PER_LAB = 40
-"""Random actions per lab in `make test`; bench/fuzz.py runs thousands (its figures are in the README)."""
+"""Random actions per lab in `make test`; bench/fuzz.py runs thousands (its figures are in docs/benchmarks.md)."""
 SETTLE_SECONDS = STUCK_AFTER_S
 """How long the page may take to show the server's answer before a mismatch counts as a violation:
 long enough for any busy machine (a right page settles at once; only a violation waits this long)."""
