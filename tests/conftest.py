@@ -16,10 +16,13 @@ import pytest
 from hypothesis import HealthCheck, settings
 from playwright.sync_api import expect
 
+from app import upstream
 from devtools.ports import free_port
 from devtools.serving import NotStarted, start_server
 from tests.chromium import launch
 from tests.waiting import STUCK_AFTER_S, poll, settles
+
+upstream.install()  # the library fixes, as python -m app installs them (app.upstream)
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"

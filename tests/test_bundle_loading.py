@@ -9,7 +9,7 @@ import re
 import pytest
 from bokeh.embed import wrappers
 
-from app.web.delivery import bundle_loading
+from app.upstream import bundle_onload
 from app.web.delivery.bundle_loading import FAILURE, UNUSED_BUNDLES, read_scripts, scripts_html
 
 SHIMS = "static/extensions/panel/bundled/reactiveesm/es-module-shims@^1.10.0/dist/es-module-shims.min.js"
@@ -101,8 +101,8 @@ def test_a_page_without_bundles_gets_no_loader(bokeh_js):
 
 
 def test_the_embed_code_waits_for_the_loader_where_a_page_has_one():
-    bundle_loading.install()
-    bundle_loading.install()  # idempotent
+    bundle_onload.install()
+    bundle_onload.install()  # idempotent
     wrapped = wrappers.wrap_in_onload("draw()")
     assert wrapped.count("overlapBundles.then(fn)") == 1
     # Elsewhere it runs as Panel runs it: at once, or at DOMContentLoaded.
@@ -112,7 +112,7 @@ def test_the_embed_code_waits_for_the_loader_where_a_page_has_one():
 def test_an_unknown_embed_wrapper_is_refused_loudly(monkeypatch):
     monkeypatch.setattr(wrappers, "_ONLOAD", "(function() { %(code)s })();")
     with pytest.raises(RuntimeError, match="embed wrapper changed"):
-        bundle_loading.install()
+        bundle_onload.install()
 
 
 def test_only_classic_scripts_go_to_the_loader():

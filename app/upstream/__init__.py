@@ -1,11 +1,230 @@
-"""Every change the app makes to Panel's, Bokeh's, Tornado's or asyncio's internals.
+"""Every change the app makes to Panel's, Bokeh's or asyncio's internals, installed in one place.
 
-Importing this package, or any module in it, changes nothing.
+Each fix is a module of this package, listed once in :data:`FIXES` with the library versions it was
+checked on. Importing this package, or any module in it, changes nothing: :func:`install` does, and
+``python -m app``, the ``panel serve`` plugin and the test suite each call it once.
+
+On a version a fix was not checked on, :func:`install` leaves that library exactly as it is, logs
+one line naming what it skipped and the versions it found, and the course works as before, only
+slower. ``/healthz`` lists what is installed (``upstream``). ``OVERLAP_UPSTREAM_SKIP`` (fix names
+separated by commas, or ``all``) skips fixes on purpose, for ``bench/upstream_fixes.py`` and the
+tests that build every page without them. Each fix's symptom, upstream issue and test are in
+``docs/upstream-fixes.md``.
 """
 
 from __future__ import annotations
 
+import importlib
+import logging
+import os
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 ASSETS = Path(__file__).parent / "assets"
-"""The BokehJS fixes run in the browser (``.js``)."""
+"""The BokehJS fix the pages run in the browser (``.js``)."""
+
+SKIP_ENV = "OVERLAP_UPSTREAM_SKIP"
+"""Fix names to skip, separated by commas, or ``all``."""
+
+LOG = logging.getLogger("app.upstream")
+
+APP_ONLY = "only under python -m app"
+"""Why a fix that works with ``python -m app``'s session handling is not installed by ``panel serve``'s plugin
+(expected there, so not logged)."""
+
+
+@dataclass(frozen=True)
+class Fix:
+    """One change to a library's internals.
+
+    Attributes
+    ----------
+    name : str
+        Its module in this package, e.g. ``"lean_models"``.
+    checked_on : tuple of (str, tuple of str)
+        Each library it changes or relies on, with the versions it was checked on:
+        ``(("bokeh", ("3.9.2",)),)``. ``"python"`` means the interpreter (major.minor).
+    serving : str
+        ``"any"``: installed under every way of serving; ``"app"``: only under ``python -m app``,
+        whose session reuse and session tracking it works with (``app.web.sessions``).
+    only_if : str
+        An environment variable that must be ``1`` for it to be installed at all (a bench's tool); when
+        it is not, the fix is neither installed nor reported as skipped.
+    one_thread : bool
+        Whether it assumes that sessions are built and changed on the event loop's thread only; it
+        is then not installed while Panel runs callbacks on worker threads (``pn.config.nthreads``).
+    summary : str
+        What it changes, in a few words.
+    """
+
+    name: str
+    checked_on: tuple[tuple[str, tuple[str, ...]], ...]
+    serving: str = "any"
+    only_if: str = ""
+    one_thread: bool = False
+    summary: str = ""
+
+
+PANEL, BOKEH = ("panel", ("1.9.4",)), ("bokeh", ("3.9.2",))
+PYTHON = ("python", ("3.11", "3.12", "3.13"))
+"""The interpreters the whole headless suite passes on (pyproject.toml's requires-python)."""
+
+FIXES: tuple[Fix, ...] = (
+    Fix("panel_write_queue", (PANEL,), summary="a queued websocket write that waited for the next one"),
+    Fix("lean_serialization", (BOKEH,), summary="defaults not computed before they are skipped"),
+    Fix("lean_references", (BOKEH,), summary="stable defaults skipped in the reference walk"),
+    Fix("lean_models", (BOKEH,), summary="empty lists and dicts built when first read"),
+    Fix("lean_config", (PANEL,), one_thread=True, summary="a template's config.set saves only the design"),
+    Fix("bundle_onload", (PANEL, BOKEH), summary="Bokeh's embed code waits for the course's script loader"),
+    Fix("bokeh_fixes_js", (BOKEH,), summary="BokehJS: a control changed before it is drawn"),
+    Fix("page_html", (PANEL,), serving="app", summary="a cached session's page HTML rendered once"),
+    Fix(
+        "collector",
+        (PANEL, PYTHON),
+        serving="app",
+        one_thread=True,
+        summary="full garbage collections rare, discarded sessions swept",
+    ),
+    Fix(
+        "task_timer",
+        (PYTHON,),
+        serving="app",
+        only_if="OVERLAP_TASK_TIMER",
+        summary="bench only: the longest task the event loop ran",
+    ),
+)
+"""Every fix, in the order :func:`install` installs them."""
+
+
+class Installed:
+    """What :func:`install` did in this process (``/healthz``'s ``upstream``)."""
+
+    done = False
+    installed: tuple[str, ...] = ()
+    skipped: dict[str, str] = {}  # fix name: why
+
+
+def found_versions() -> dict[str, str]:
+    """The versions of the libraries the fixes name, as found in this process.
+
+    Returns
+    -------
+    dict of str to str
+        ``{"panel": "1.9.4", "bokeh": "3.9.2", "python": "3.11"}``.
+    """
+    import bokeh
+    import panel
+
+    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    return {"panel": panel.__version__, "bokeh": bokeh.__version__, "python": python}
+
+
+def why_not(fix: Fix, versions: dict[str, str], serving: str, skip: frozenset[str], threads: int) -> str:
+    """Why ``fix`` is not installed here, or ``""`` when it is.
+
+    Parameters
+    ----------
+    fix : Fix
+        The fix.
+    versions : dict of str to str
+        From :func:`found_versions`.
+    serving : str
+        ``"app"`` or ``"panel serve"``.
+    skip : frozenset of str
+        Names asked to be skipped (``"all"`` skips every fix).
+    threads : int
+        Panel's worker threads for callbacks (0: the event loop's thread only).
+
+    Returns
+    -------
+    str
+        For example ``"checked on Panel 1.9.4, found 1.10.0"``.
+    """
+    if "all" in skip or fix.name in skip:
+        return f"skipped by {SKIP_ENV}"
+    for library, checked in fix.checked_on:
+        if versions.get(library) not in checked:
+            return f"checked on {library} {' / '.join(checked)}, found {versions.get(library)}"
+    if fix.serving == "app" and serving != "app":
+        return APP_ONLY
+    if fix.one_thread and threads:
+        return f"assumes one thread; Panel runs callbacks on {threads} threads"
+    return ""
+
+
+def install(serving: str = "app", versions: dict[str, str] | None = None) -> tuple[str, ...]:
+    """Install every fix that was checked on the libraries found here (idempotent).
+
+    Parameters
+    ----------
+    serving : str
+        ``"app"`` under ``python -m app`` and in tests; ``"panel serve"`` from its plugin.
+    versions : dict of str to str, optional
+        The versions to check against; by default :func:`found_versions` (a test fakes newer ones).
+
+    Returns
+    -------
+    tuple of str
+        The names of the fixes installed.
+    """
+    if Installed.done:
+        return Installed.installed
+    import panel as pn
+
+    versions = versions or found_versions()
+    skip = frozenset(name.strip() for name in os.environ.get(SKIP_ENV, "").split(",") if name.strip())
+    threads = int(pn.config.nthreads or 0)
+    installed, skipped = [], {}
+    for fix in FIXES:
+        if fix.only_if and os.environ.get(fix.only_if) != "1":
+            continue
+        reason = why_not(fix, versions, serving, skip, threads)
+        if not reason:
+            module = importlib.import_module(f"{__name__}.{fix.name}")
+            reason = module.applies() if hasattr(module, "applies") else ""
+            if not reason:
+                module.install()
+                installed.append(fix.name)
+        if reason:
+            skipped[fix.name] = reason
+    Installed.installed, Installed.skipped, Installed.done = tuple(installed), skipped, True
+    unexpected = {name: why for name, why in skipped.items() if why != APP_ONLY}
+    if unexpected:
+        found = ", ".join(f"{library} {version}" for library, version in versions.items())
+        LOG.warning(
+            "app.upstream: %d of %d library fixes not installed (found %s): %s; the course works without them, "
+            "only slower",
+            len(unexpected),
+            len(FIXES),
+            found,
+            "; ".join(f"{name} ({why})" for name, why in unexpected.items()),
+        )
+    return Installed.installed
+
+
+def is_installed(name: str) -> bool:
+    """Whether fix ``name`` is installed in this process.
+
+    Parameters
+    ----------
+    name : str
+        A fix's name, e.g. ``"bundle_onload"``.
+
+    Returns
+    -------
+    bool
+        False before :func:`install` and for a skipped fix.
+    """
+    return name in Installed.installed
+
+
+def report() -> dict[str, object]:
+    """What ``/healthz`` shows: the fixes installed, and each skipped one with the reason.
+
+    Returns
+    -------
+    dict
+        ``{"installed": [...], "skipped": {name: reason}}``.
+    """
+    return {"installed": list(Installed.installed), "skipped": dict(Installed.skipped)}

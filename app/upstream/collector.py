@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import datetime as dt
 import gc
+import os
 import time
 import weakref
 from functools import partial
@@ -184,6 +185,11 @@ def sweep_next() -> None:
         thaw()
     else:
         gc.collect(1)
+
+
+def applies() -> str:
+    """Why the collector is not installed here (``OVERLAP_GC=panel``: Panel's and CPython's own), or ``""``."""
+    return f"{POLICY_ENV}=panel" if os.environ.get(POLICY_ENV, "frozen") == "panel" else ""
 
 
 def install() -> None:

@@ -18,7 +18,7 @@ takes it away again; nowhere else changes.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from panel.config import config
@@ -55,3 +55,25 @@ def lean_set() -> Iterator[None]:
         yield
     finally:
         object.__delattr__(config, "set")
+
+
+class LeanConfig:
+    """Whether :func:`install` has been called (the course template asks :func:`in_use`)."""
+
+    on = False
+
+
+def install() -> None:
+    """Let the course's template use :func:`lean_set` (idempotent); nothing of Panel's changes until a page is built."""
+    LeanConfig.on = True
+
+
+def in_use():
+    """:func:`lean_set` once installed, otherwise a block that changes nothing.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        What ``app.web.shell.CourseTemplate._init_doc`` renders its parts in.
+    """
+    return lean_set() if LeanConfig.on else nullcontext()

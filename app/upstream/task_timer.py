@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import os
 import time
 
 
@@ -52,9 +51,12 @@ def describe(handle: asyncio.events.Handle) -> str:
     return getattr(callback, "__qualname__", repr(handle))[:200]
 
 
-def install_if_asked() -> None:
-    """Time every event-loop callback when ``OVERLAP_TASK_TIMER=1`` is set; otherwise do nothing."""
-    if os.environ.get("OVERLAP_TASK_TIMER") != "1" or TaskTimer.enabled:
+def install() -> None:
+    """Time every event-loop callback (idempotent).
+
+    :func:`app.upstream.install` calls it when ``OVERLAP_TASK_TIMER=1`` is set.
+    """
+    if TaskTimer.enabled:
         return
     TaskTimer.enabled = True
     original = asyncio.events.Handle._run

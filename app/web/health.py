@@ -8,6 +8,7 @@ import os
 
 from tornado.web import RequestHandler
 
+from app import upstream
 from app.upstream.collector import Collector
 from app.upstream.task_timer import TaskTimer
 from app.web.sessions import BuildCounter
@@ -42,6 +43,7 @@ class HealthHandler(RequestHandler):
     the server keeps (cached pages and sessions closed less than the unused-session lifetime ago);
     ``built`` every session document built since start, ``warm_ups`` of them at start-up. With
     ``OVERLAP_TASK_TIMER=1`` it adds the longest event-loop task (``?reset=1`` starts a new window);
+    ``upstream`` lists the library fixes installed and why any was skipped (:mod:`app.upstream`);
     ``gc`` has app.upstream.collector's counts (open sessions, discards since the last thaw, sessions swept;
     frozen objects with ``?frozen=1``, which costs a walk of them).
     """
@@ -57,6 +59,7 @@ class HealthHandler(RequestHandler):
             "held": len(sessions),
             "built": BuildCounter.built,
             "warm_ups": BuildCounter.warm_ups,
+            "upstream": upstream.report(),
             "gc": Collector.report(count_frozen=self.get_argument("frozen", None) == "1"),
         }
         if TaskTimer.enabled:

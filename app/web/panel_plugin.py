@@ -13,7 +13,8 @@ of Tornado routes, tried after every page's own routes and before Bokeh's top-le
   index``: that would make the index the root app, whose own ``/static/...`` route Bokeh puts in
   front of every plugin's, and Bokeh's JavaScript would go uncompressed again.
 
-Importing it also turns off two of Bokeh's development checks and imports every lab's view before
+Importing it also installs the library fixes checked on the versions found (:func:`app.upstream.install`; not
+those that need ``python -m app``), turns off two of Bokeh's development checks and imports every lab's view before
 the first page is served, as ``python -m app`` does (:mod:`app.web.serving_settings`,
 :func:`app.course.catalog.import_every_view`).
 """
@@ -22,11 +23,13 @@ from __future__ import annotations
 
 from tornado.web import RedirectHandler
 
+from app import upstream
 from app.classroom.http import ClassDataHandler
 from app.course.catalog import import_every_view
 from app.web import serving_settings
 from app.web.delivery.compression import ROUTES as COMPRESSED_STATIC
 
+upstream.install(serving="panel serve")  # the library fixes checked on these versions (app.upstream)
 serving_settings.install()  # Bokeh's development checks off, as under python -m app (app.web.serving_settings)
 import_every_view()  # every lab's models known to every page, as under python -m app (app.course.catalog)
 

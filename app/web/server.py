@@ -12,6 +12,7 @@ import panel as pn
 from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
+from app import upstream
 from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token
 from app.classroom.http import ClassDataHandler
 from app.classroom.pages import instructor
@@ -21,8 +22,6 @@ from app.course.library import lessons
 from app.course.pages import index, lesson
 from app.course.pages.lab import lab_routes
 from app.trace.page import trace
-from app.upstream import collector, page_html
-from app.upstream.task_timer import install_if_asked
 from app.web import serving_settings
 from app.web.delivery import compression
 from app.web.health import HealthHandler
@@ -129,7 +128,7 @@ def main(argv: list[str] | None = None) -> None:
         Command-line arguments; see ``python -m app --help``.
     """
     args = parse_args(argv)
-    install_if_asked()
+    upstream.install()  # every library fix checked on these versions (app.upstream; docs/upstream-fixes.md)
     serving_settings.install()  # Bokeh's development checks off, unless the environment says (app.web.serving_settings)
     import_every_view()  # every lab's models known to every page, lazily opened labs included (app.course.catalog)
     try:
@@ -148,10 +147,6 @@ def main(argv: list[str] | None = None) -> None:
         configure(None)
     origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
     enable_session_reuse()
-    # each page kind's HTML rendered once, each request's token put in a copy (app.upstream.page_html)
-    page_html.install()
-    if os.environ.get(collector.POLICY_ENV, "frozen") != "panel":  # "panel": as Panel does it, to compare
-        collector.install()  # full garbage collections rare, and after discards only (app.upstream.collector)
     pages = routes()
     try:
         server = pn.serve(

@@ -9,20 +9,12 @@ from pathlib import Path
 import panel as pn
 import param
 from bokeh.document import Document
+from markupsafe import Markup
 
-from app.upstream import ASSETS as UPSTREAM_ASSETS
-from app.upstream import lean_config, lean_models, lean_references, lean_serialization
-from app.upstream import panel_write_queue as panel_fixes
+from app.upstream import bokeh_fixes_js, is_installed, lean_config
 from app.web.connection import ConnectionWatch
 from app.web.delivery import bundle_loading, early_connection
-from app.web.delivery.browser_code import script
 from labs.ui.palette import NAVY, ROOT_CSS, inline
-
-panel_fixes.install()  # every page imports this module, on every way of serving
-bundle_loading.install()
-lean_serialization.install()
-lean_references.install()
-lean_models.install()
 
 CSS = inline("""
 :root { --bokeh-font-size: 1rem; }
@@ -39,12 +31,11 @@ CSS = inline("""
 """)
 
 
-BOKEH_FIXES_JS = script(UPSTREAM_ASSETS / "bokeh_fixes.js")
-"""``assets/bokeh_fixes.js`` without its comment lines, run in every page after BokehJS's scripts."""
-
-
 def course_scripts(bokeh_js: str | None) -> str:
-    """A course page's scripts (the template calls it): Bokeh's, loaded BokehJS first, then :data:`BOKEH_FIXES_JS`.
+    """A course page's scripts (the template calls it): Bokeh's, loaded BokehJS first, then the BokehJS fix.
+
+    Both where :func:`app.upstream.install` installed them (``bundle_onload``, ``bokeh_fixes_js``);
+    elsewhere Bokeh's own script tags.
 
     Parameters
     ----------
@@ -56,15 +47,19 @@ def course_scripts(bokeh_js: str | None) -> str:
     str
         What goes in the head instead (:func:`app.web.delivery.bundle_loading.scripts_html`).
     """
-    return bundle_loading.scripts_html(bokeh_js, after=(BOKEH_FIXES_JS,))
+    after = bokeh_fixes_js.scripts()
+    if is_installed("bundle_onload"):  # the embed code waits for the loader (app.upstream.bundle_onload)
+        return bundle_loading.scripts_html(bokeh_js, after=after)
+    return Markup("\n".join([bokeh_js or "", *(f"<script>{code}</script>" for code in after)]))
 
 
 class CourseTemplate(pn.template.BootstrapTemplate):
     """Panel's Bootstrap template with a skip link, a ``<header>`` and one ``<main>`` landmark.
 
     Its scripts are loaded BokehJS first, without the BokehJS bundles no course page uses (MathJax,
-    WebGL), and followed by :data:`BOKEH_FIXES_JS`: :func:`course_scripts`, which :meth:`_update_vars`
-    passes to the template as ``course_scripts`` (the reasons are in :mod:`app.web.delivery.bundle_loading`).
+    WebGL), and followed by the BokehJS fix (:mod:`app.upstream.bokeh_fixes_js`): :func:`course_scripts`,
+    which :meth:`_update_vars` passes to the template as ``course_scripts`` (the reasons are in
+    :mod:`app.web.delivery.bundle_loading`).
     Before them, the page opens its websocket itself (:mod:`app.web.delivery.early_connection`, the template's
     ``early_connection``).
     """
@@ -103,7 +98,7 @@ class CourseTemplate(pn.template.BootstrapTemplate):
         """
         if doc is None:
             return super()._init_doc(doc, comm, title, notebook, location)
-        with doc.models.freeze(), lean_config.lean_set():
+        with doc.models.freeze(), lean_config.in_use():
             return super()._init_doc(doc, comm, title, notebook, location)
 
 

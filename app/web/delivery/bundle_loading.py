@@ -11,8 +11,9 @@ page's order, each once it is in; Bokeh's inline code after them runs after them
 
 They are no longer parser-blocking, so the page's ``DOMContentLoaded`` comes before they have run.
 Bokeh's embed code (``bokeh.embed.wrappers._ONLOAD``, which Panel sets to run it at
-``DOMContentLoaded``) is set by :func:`install` to wait for the loader's promise,
-``window.overlapBundles``, where a page has one, and to run as Panel runs it elsewhere.
+``DOMContentLoaded``) must then wait for the loader's promise, ``window.overlapBundles``:
+:mod:`app.upstream.bundle_onload` makes it, and a page uses the loader only where that fix is
+installed (:func:`app.web.shell.course_scripts`).
 
 It also leaves out the BokehJS bundles no course page uses (:data:`UNUSED_BUNDLES`).
 """
@@ -25,10 +26,8 @@ from functools import lru_cache
 from html.parser import HTMLParser
 from pathlib import Path
 
-from bokeh.embed import wrappers
 from markupsafe import Markup
 
-from app.upstream import ASSETS as UPSTREAM_ASSETS
 from app.web.delivery.browser_code import script
 
 ASSETS = Path(__file__).parent / "assets"
@@ -54,12 +53,6 @@ FIRST_TO_RUN = ("/bokeh.min.js", "/bokeh.js")
 
 FAILURE = "Part of this page did not arrive, so it cannot start. Check the connection and reload the page."
 """What the page says, in an alert at the top, when one of its scripts cannot be loaded."""
-
-WAITING_FOR_BUNDLES = script(UPSTREAM_ASSETS / "embed_waits.js")
-"""The lines of the embed wrapper that run Bokeh's embed code, as :func:`install` writes them."""
-
-_PANEL_RUNS_IT = WAITING_FOR_BUNDLES.splitlines()[-1].replace("else if", "if", 1)
-"""The same line as Panel writes it (``panel/io/resources.py``): the asset's last line without its ``else``."""
 
 
 @dataclass
@@ -166,24 +159,3 @@ def scripts_html(bokeh_js: str | None, after: tuple[str, ...] = ()) -> Markup:
     early, late = bundles[: first + 1], bundles[first + 1 :]
     call = f"({LOADER_JS})({_json(early)}, {_json(late)}, {_json(page.steps)}, {_json(FAILURE)})"
     return Markup("\n".join([*page.static, f"<script>{call}</script>"]))
-
-
-def install() -> None:
-    """Make Bokeh's embed code wait for the loader where a page has one (idempotent).
-
-    Bokeh wraps the code that draws a page's documents in ``bokeh.embed.wrappers._ONLOAD``, and
-    Panel sets that to run it at ``DOMContentLoaded``. The same wrapper, with its first test
-    ahead of Panel's: a page whose scripts come from the loader runs it once they have run.
-
-    Raises
-    ------
-    RuntimeError
-        If Panel's wrapper no longer runs the code as this module expects (an upgrade changed it).
-    """
-    if WAITING_FOR_BUNDLES in wrappers._ONLOAD:
-        return
-    if _PANEL_RUNS_IT not in wrappers._ONLOAD:
-        raise RuntimeError(
-            f"Panel's embed wrapper changed; app.web.delivery.bundle_loading cannot wait in it:\n{wrappers._ONLOAD}"
-        )
-    wrappers._ONLOAD = wrappers._ONLOAD.replace(_PANEL_RUNS_IT, WAITING_FOR_BUNDLES)

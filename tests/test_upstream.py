@@ -1,0 +1,194 @@
+"""app.upstream: one version-checked install() for every change to a library's internals.
+
+Each check that installs runs in a fresh process: install() works once per process, and the suite's
+own process has every fix installed (tests/conftest.py).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from app import upstream
+from app.upstream import FIXES, Fix, why_not
+from tests.waiting import poll
+
+ROOT = Path(__file__).resolve().parents[1]
+
+LIBRARY_FUNCTIONS = """
+import asyncio
+import bokeh.embed.wrappers as wrappers
+import bokeh.model.util as model_util
+import panel.io.document as panel_document
+import panel.io.server as panel_server
+from bokeh.core.has_props import HasProps
+
+def library_functions():
+    return {
+        "HasProps.__init__": HasProps.__init__,
+        "HasProps.query_properties_with_values": HasProps.query_properties_with_values,
+        "visit_immediate_value_references": model_util.visit_immediate_value_references,
+        "_dispatch_msgs": panel_document._dispatch_msgs,
+        "_garbage_collect": panel_document._garbage_collect,
+        "server_html_page_for_session": panel_server.server_html_page_for_session,
+        "_ONLOAD": wrappers._ONLOAD,
+        "Handle._run": asyncio.events.Handle._run,
+    }
+"""
+
+
+def run_python(code: str, **env: str) -> dict:
+    """Run ``code`` in a fresh interpreter in the repository; it prints one JSON object, returned."""
+    done = subprocess.run(
+        [sys.executable, "-c", LIBRARY_FUNCTIONS + code],
+        cwd=ROOT,
+        env={**os.environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1]) | {"stderr": done.stderr}
+
+
+def test_importing_every_module_of_the_app_changes_no_library():
+    said = run_python("""
+import importlib, json, pkgutil
+import app
+before = library_functions()
+for module in pkgutil.walk_packages(app.__path__, "app."):
+    # __main__ runs the server or the trace CLI; the panel serve plugin installs on import, by design
+    if not module.name.endswith(("__main__", "panel_plugin")):
+        importlib.import_module(module.name)
+after = library_functions()
+print(json.dumps({"changed": [name for name in before if before[name] is not after[name]]}))
+""")
+    assert said["changed"] == []
+
+
+def test_install_installs_every_fix_once_on_the_versions_checked():
+    said = run_python("""
+import json
+from app import upstream
+before = library_functions()
+first = upstream.install()
+middle = library_functions()
+second = upstream.install()
+after = library_functions()
+print(json.dumps({
+    "first": first, "second": second, "report": upstream.report(),
+    "changed": [name for name in before if before[name] is not middle[name]],
+    "again": [name for name in middle if middle[name] is not after[name]],
+}))
+""")
+    assert said["first"] == said["second"] == said["report"]["installed"]
+    assert set(said["first"]) == {fix.name for fix in FIXES if not fix.only_if}
+    assert said["report"]["skipped"] == {}
+    assert set(said["changed"]) == {
+        "HasProps.__init__",
+        "HasProps.query_properties_with_values",
+        "visit_immediate_value_references",
+        "_dispatch_msgs",
+        "_garbage_collect",
+        "server_html_page_for_session",
+        "_ONLOAD",
+    }
+    assert said["again"] == []  # idempotent
+
+
+def test_on_newer_libraries_nothing_is_changed_and_one_line_says_what_was_skipped():
+    said = run_python("""
+import json
+from app import upstream
+before = library_functions()
+installed = upstream.install(versions={"panel": "1.10.0", "bokeh": "3.10.0", "python": "3.11"})
+after = library_functions()
+print(json.dumps({
+    "installed": installed, "report": upstream.report(),
+    "changed": [name for name in before if before[name] is not after[name]],
+}))
+""")
+    assert said["installed"] == [] and said["changed"] == []
+    skipped = said["report"]["skipped"]
+    assert set(skipped) == {fix.name for fix in FIXES if not fix.only_if}
+    assert skipped["lean_models"] == "checked on bokeh 3.9.2, found 3.10.0"
+    assert skipped["panel_write_queue"] == "checked on panel 1.9.4, found 1.10.0"
+    lines = [line for line in said["stderr"].splitlines() if "app.upstream" in line]
+    assert len(lines) == 1, said["stderr"]
+    assert "panel 1.10.0" in lines[0] and "bokeh 3.10.0" in lines[0] and "lean_models" in lines[0]
+
+
+def test_a_fix_named_in_the_environment_is_skipped_and_said():
+    said = run_python(
+        """
+import json
+from app import upstream
+before = library_functions()
+upstream.install()
+after = library_functions()
+print(json.dumps({"report": upstream.report(), "changed": [n for n in before if before[n] is not after[n]]}))
+""",
+        OVERLAP_UPSTREAM_SKIP="lean_models, page_html",
+    )
+    assert said["report"]["skipped"] == {
+        "lean_models": "skipped by OVERLAP_UPSTREAM_SKIP",
+        "page_html": "skipped by OVERLAP_UPSTREAM_SKIP",
+    }
+    assert "HasProps.__init__" not in said["changed"] and "server_html_page_for_session" not in said["changed"]
+    assert "HasProps.query_properties_with_values" in said["changed"]
+
+
+def test_what_needs_python_m_app_or_one_thread_is_refused_elsewhere():
+    versions = upstream.found_versions()
+    page_html = next(fix for fix in FIXES if fix.name == "page_html")
+    collector = next(fix for fix in FIXES if fix.name == "collector")
+    assert why_not(page_html, versions, "panel serve", frozenset(), 0) == "only under python -m app"
+    assert why_not(page_html, versions, "app", frozenset(), 0) == ""
+    assert (
+        why_not(collector, versions, "app", frozenset(), 4) == "assumes one thread; Panel runs callbacks on 4 threads"
+    )
+    assert why_not(Fix("x", (("python", ("3.10",)),)), versions, "app", frozenset(), 0).startswith("checked on python")
+
+
+def test_every_fix_is_a_module_with_an_install_and_documented():
+    documented = (ROOT / "docs" / "upstream-fixes.md").read_text(encoding="utf-8")
+    for fix in FIXES:
+        module = __import__(f"app.upstream.{fix.name}", fromlist=["install"])
+        assert callable(module.install), fix.name
+        assert f"`{fix.name}`" in documented, f"docs/upstream-fixes.md has no entry for {fix.name}"
+
+
+@pytest.mark.parametrize("tests", [["tests/test_serving_settings.py", "tests/test_template_freeze.py"]])
+def test_every_page_document_checks_out_with_every_fix_skipped(tests):
+    """The suite's page-document checks (Bokeh's validation, the template's models) without any fix."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+        cwd=ROOT,
+        env={**os.environ, "OVERLAP_UPSTREAM_SKIP": "all"},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert " passed" in done.stdout
+
+
+def test_healthz_lists_what_is_installed(live_server):
+    def report() -> dict | None:
+        try:
+            with urllib.request.urlopen(f"{live_server.url}/healthz", timeout=30) as reply:
+                return json.load(reply)
+        except urllib.error.HTTPError as starting:  # 503 until the cached pages are built
+            return None if starting.code == 503 else starting
+
+    poll(report, what="/healthz answering 200")
+    said = report()["upstream"]
+    assert set(said["installed"]) == {fix.name for fix in FIXES if not fix.only_if}
+    assert said["skipped"] == {}
