@@ -29,6 +29,7 @@ from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
 from labs.ui.plot_text import PlotText
 from labs.ui.stage import ControlGroup
+from labs.ui.two_way import TwoWay
 
 
 class RooflineLab(LabView):
@@ -53,7 +54,6 @@ class RooflineLab(LabView):
         super().__init__(**params)
         names = self.model.controls if self.presets else ("intensity", "bandwidth")
         self.fields = [NumberField(model=self.model, control=n, unit=UNITS[n]) for n in names]
-        self._syncing_device = False
         self.fixed_roof = pn.pane.HTML(
             f"<p style='margin:8px 0'>Compute roof P = {significant(self.model.peak_compute)} GFLOP/s "
             "(fixed in this lesson)</p>",
@@ -69,9 +69,15 @@ class RooflineLab(LabView):
             max_width=420,
             styles={"flex": "1 1 100%"},  # a line of its own above the fields
         )
-        if self.presets:
-            self.device.param.watch(self._device_chosen, "value")
-            self.model.param.watch(self._roof_changed, "peak_compute")
+        if self.presets:  # choosing a device sets P and B; a P of no device shows Custom
+            self.device_link = TwoWay(
+                self.device,
+                shown=self._device_shown,
+                apply=self._device_chosen,
+                model=self.model,
+                controls=("peak_compute",),
+                in_force=lambda label: label not in DEVICES,  # Custom changes nothing
+            )
         self.explain = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
         self.chart = RooflineChart(self.model.peak_compute)
         self.race_chart = RaceChart(self.transport.reveal, self.transport.marker)
@@ -101,22 +107,18 @@ class RooflineLab(LabView):
 
     # ----- presets ------------------------------------------------------------------------
 
-    def _device_chosen(self, event: param.parameterized.Event) -> None:
-        device = DEVICES.get(event.new)
-        if self._syncing_device or device is None:
-            return
+    def _device_chosen(self, label: str) -> None:
+        device = DEVICES[label]
         self.model.param.update(peak_compute=device.peak_compute, bandwidth=device.bandwidth)
 
-    def _roof_changed(self, event: param.parameterized.Event) -> None:
-        shown = DEVICES.get(self.device.value)
-        if shown is not None and shown.peak_compute == event.new:
-            return
-        match = next((d for d in DEVICES.values() if d.peak_compute == event.new), None)
-        self._syncing_device = True
-        try:
-            self.device.value = match.label if match else CUSTOM_DEVICE
-        finally:
-            self._syncing_device = False
+    def _device_shown(self) -> str:
+        """The device chosen, while P is still its roof; else the first device with this P, or Custom."""
+        peak = self.model.peak_compute
+        chosen = DEVICES.get(self.device.value)
+        if chosen is not None and chosen.peak_compute == peak:
+            return self.device.value
+        match = next((d for d in DEVICES.values() if d.peak_compute == peak), None)
+        return match.label if match else CUSTOM_DEVICE
 
     # ----- readout and redraw -------------------------------------------------------------
 

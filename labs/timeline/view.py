@@ -13,7 +13,6 @@ import panel as pn
 import param
 from bokeh.models import Div
 
-from labs.timed import InvalidInput
 from labs.timeline import LAB, figures, text
 from labs.timeline.model import TimelineModel
 from labs.ui.lab_view import LabView
@@ -22,6 +21,7 @@ from labs.ui.palette import DARK_GREY
 from labs.ui.plot_text import PlotText
 from labs.ui.stage import ControlGroup
 from labs.ui.switch_field import SwitchField
+from labs.ui.two_way import TwoWay
 
 UNITS = {
     "layers": "size MiB : backward ms, forward order",
@@ -59,6 +59,7 @@ class TimelineLab(LabView):
         self.fields = [NumberField(model=m, control=name, unit=UNITS.get(name, "")) for name in m.typed_controls]
         field = {f.control: f for f in self.fields}
         field["layers"].input.styles = {"flex": "1 1 100%"}  # the layers get a line of their own
+        self.links: dict[str, TwoWay] = {}  # each chooser and switch with the model, both ways
         self.choosers = {
             name: self._chooser(name, m.param[name].label) for name in ("preset", "iteration", *m.numbered_choices)
         }
@@ -125,26 +126,22 @@ class TimelineLab(LabView):
             styles={"flex": "1 1 100%"},
         )
 
-        def chosen(event: param.parameterized.Event) -> None:
-            if event.new == self._shown(control):
-                return  # the model's own change, shown back in the select
-            try:
-                self.model.apply(control, event.new)
-            except InvalidInput:  # e.g. "Custom", which only names edited layers
-                select.value = self._shown(control)
-
-        select.param.watch(chosen, "value")
+        self.links[control] = TwoWay(
+            select,
+            shown=lambda: self._shown(control),
+            apply=lambda choice: self.model.apply(control, choice),  # refuses "Custom": it only names edited layers
+        )
         return select
 
     def _switch(self, control: str) -> SwitchField:
         """A checkbox for one on/off control of the model, kept in step with it both ways."""
         box = SwitchField(label=self.model.param[control].label, value=getattr(self.model, control))
 
-        def switched(event: param.parameterized.Event) -> None:
-            if event.new != getattr(self.model, control):
-                self.model.apply(control, event.new)
-
-        box.param.watch(switched, "value")
+        self.links[control] = TwoWay(
+            box,
+            shown=lambda: getattr(self.model, control),
+            apply=lambda on: self.model.apply(control, on),
+        )
         return box
 
     def bar_columns(self) -> dict[str, list]:
@@ -172,8 +169,6 @@ class TimelineLab(LabView):
             options = self._options(control)
             if select.options != options:
                 select.options = options
-            if select.value != self._shown(control):
-                select.value = self._shown(control)
-        for control, box in self.switches.items():
-            if box.value != getattr(m, control):
-                box.value = getattr(m, control)
+            self.links[control].show()  # after its options: its value is one of them
+        for control in self.switches:
+            self.links[control].show()

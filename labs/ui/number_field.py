@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import time
-
-import panel as pn
 import param
 from panel.viewable import Viewer
 
-from labs.timed import InvalidInput, TimedModel
+from labs.timed import TimedModel
 from labs.ui.text_field import TextField
+from labs.ui.two_way import TwoWay
 
 IN_FLIGHT_SECONDS = 10.0
 """How long after the server changed a field on its own a typed value may have crossed that change."""
@@ -37,55 +35,22 @@ class NumberField(Viewer):
             label=f"{label} ({self.unit})" if self.unit else label,
             value=self.model.shown_value(self.control),
         )
-        self._resending = False
-        self._server_changed_at = -IN_FLIGHT_SECONDS  # when the server last changed the field itself
-        self.input.param.watch(self._typed, "value")
-        self.model.param.watch(self._model_changed, self.control)
+        self.link = TwoWay(
+            self.input,
+            shown=lambda: self.model.shown_value(self.control),
+            apply=lambda text: self.model.apply(self.control, text),
+            model=self.model,
+            controls=(self.control,),
+            report=self._report,
+            resend_within=IN_FLIGHT_SECONDS,
+        )
 
     @param.depends("error", watch=True)
     def _show_error(self) -> None:
         self.input.error = self.error
 
-    def _typed(self, event: param.parameterized.Event) -> None:
-        if self._resending:
-            return
-        current = self.model.shown_value(self.control)
-        if event.new == current:
-            self.error = ""
-            return
-        try:
-            self.model.apply(self.control, event.new)
-        except InvalidInput as refusal:
-            self.input.value = current  # (its own event finds the value shown and clears the error)
-            self.error = str(refusal)
-            return
-        self.error = ""
-        shown = self.model.shown_value(self.control)
-        self.input.value = shown  # as the model reads it: "Never" shows "never", "1,5" shows "1.5"
-        if shown == event.new and time.monotonic() - self._server_changed_at < IN_FLIGHT_SECONDS:
-            # Nothing changed here, so nothing is sent; but a change the server made to this field
-            # just before (a Reset, a preset) may have landed on the page after the student typed,
-            # and the field would show that instead of the value in force. Send it once more, next
-            # tick (now Panel would drop it as an echo of the page's own change). Only then: an
-            # extra message per edit would cost a class-sized server.
-            pn.state.execute(self._resend, schedule=True)
-
-    def _resend(self) -> None:
-        """Send the field's value to the page again, even though it has not changed."""
-        shown = self.model.shown_value(self.control)
-        self._resending = True
-        try:
-            with pn.io.hold():  # one message: the change to the temporary text and back combine
-                self.input.value = shown + " "
-                self.input.value = shown
-        finally:
-            self._resending = False
-
-    def _model_changed(self, _event: param.parameterized.Event) -> None:
-        shown = self.model.shown_value(self.control)
-        if shown != self.input.value:  # the server's own change (Reset, a preset), not the echo of a typed one
-            self._server_changed_at = time.monotonic()
-        self.input.value = shown
+    def _report(self, message: str) -> None:
+        self.error = message
 
     def __panel__(self) -> TextField:
         return self.input
