@@ -11,13 +11,13 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import param
 import yaml
 
 from app.course.catalog import LabKind, lab_kinds
+from app.course.spec import Exercise, Lesson, Mistake, SpecError, Step
 from labs.timed import InvalidInput, format_number
 
 CONTENT_DIR = Path(os.environ.get("OVERLAP_CONTENT_DIR", Path(__file__).resolve().parents[2] / "content"))
@@ -26,114 +26,18 @@ _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.DOTALL)
 _EXERCISE_BLOCK = re.compile(r"^```exercise[ \t]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
 _ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 
-
-class SpecError(ValueError):
-    """A lesson or exercise spec is malformed; the message names the file, exercise and field."""
-
-    def __init__(self, path: Path, message: str, exercise: str | None = None, field: str | None = None):
-        where = path.name
-        if exercise:
-            where += f", exercise {exercise!r}"
-        if field:
-            where += f", field {field!r}"
-        super().__init__(f"{where}: {message}")
-        self.path, self.exercise, self.field = path, exercise, field
-
-
-@dataclass(frozen=True)
-class Step:
-    """One thing the student does in the lab.
-
-    Attributes
-    ----------
-    kind : str
-        ``"reset"``, ``"set"``, ``"predict"`` or ``"run"``.
-    control : str, optional
-        For ``set``: the control's parameter name.
-    value : float, bool or str, optional
-        For ``set``: the value as the model reads it (a number; on or off for a checkbox; a choice's
-        text, or a bucket or layer number); for ``run``: the time to reach (None means the end).
-    """
-
-    kind: str
-    control: str | None = None
-    value: float | bool | str | None = None
-
-
-@dataclass(frozen=True)
-class Mistake:
-    """A common wrong answer and the line of reasoning that leads to it.
-
-    Attributes
-    ----------
-    answer : float
-        The number that reasoning gives (in a choice exercise, the choice's index).
-    reasoning : str
-        What the student probably thought, said to them when their prediction matches it.
-    """
-
-    answer: float
-    reasoning: str
-
-
-@dataclass(frozen=True)
-class Exercise:
-    """A guided predict-then-play exercise, exactly as the lesson file declares it.
-
-    A choice exercise (``choices`` not empty) keeps its answer and its mistakes as indices into
-    ``choices``, with a tolerance of 0: a prediction is a number either way, for the class database
-    and for the comparison with the model.
-    """
-
-    id: str
-    title: str
-    lab: str
-    steps: tuple[Step, ...]
-    prompt: str
-    quantity: str
-    unit: str
-    at: float | None
-    answer: float
-    tolerance: float
-    explanation: str
-    mistakes: tuple[Mistake, ...] = ()
-    choices: tuple[str, ...] = ()
-
-    def choice_text(self, value: float) -> str:
-        """The text of the choice with index ``value`` (a choice exercise's prediction or reading)."""
-        index = int(value)
-        return self.choices[index] if 0 <= index < len(self.choices) else "none of these"
-
-    def as_entered(self, value: float) -> str:
-        """A prediction as the student enters it: the choice's text, or the number as typed."""
-        return self.choice_text(value) if self.choices else format_number(value, exact=True)
-
-    def mistake_for(self, prediction: float) -> Mistake | None:
-        """The common mistake a wrong prediction matches (within the tolerance), if any."""
-        if abs(prediction - self.answer) <= self.tolerance + 1e-9:
-            return None
-        return next((m for m in self.mistakes if abs(prediction - m.answer) <= self.tolerance + 1e-9), None)
-
-
-@dataclass(frozen=True)
-class Lesson:
-    """One lesson: its text split around its exercises."""
-
-    slug: str
-    path: Path
-    title: str
-    lab: str
-    summary: str
-    parts: tuple[str | Exercise, ...] = field(default_factory=tuple)
-
-    @property
-    def exercises(self) -> tuple[Exercise, ...]:
-        """The lesson's exercises, in reading order."""
-        return tuple(part for part in self.parts if isinstance(part, Exercise))
-
-    def exercise(self, exercise_id: str) -> Exercise | None:
-        """The exercise with this id, or None."""
-        return next((e for e in self.exercises if e.id == exercise_id), None)
+__all__ = [
+    "CONTENT_DIR",
+    "Exercise",
+    "Lesson",
+    "Mistake",
+    "SpecError",
+    "Step",
+    "load_lessons",
+    "parse_exercise",
+    "parse_lesson",
+    "slug_of",
+]
 
 
 def _number(path: Path, exercise: str, name: str, raw: object) -> float:

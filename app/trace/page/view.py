@@ -18,7 +18,7 @@ from bokeh.plotting import figure
 from panel.viewable import Viewer
 
 from app.trace import TraceError
-from app.trace.fit import fit_network, lab_settings
+from app.trace.page.beside import ModelBeside
 from app.trace.page.sample import SAMPLE_FILES, sample_traces
 from app.trace.page.shown import (
     GANTT_KEYS,
@@ -26,14 +26,11 @@ from app.trace.page.shown import (
     bucket_table,
     figures_text,
     gantt_columns,
-    measured_window,
-    ms,
     read_file,
     summary_html,
 )
 from app.trace.parse import RankTrace
 from app.trace.ranks import RunTimeline, combine_ranks
-from app.trace.report import tail_text
 from app.trace.summary import summarize
 from app.trace.timeline import StepTimeline
 from app.web.background import in_worker_thread
@@ -52,7 +49,7 @@ PROMPT = "Drop one trace file per rank to read its buckets, or load the sample t
 SAMPLE_PROMPT = "Press Load the sample trace to read its buckets."
 
 
-class TraceView(Viewer):
+class TraceView(ModelBeside, Viewer):
     """One student's trace page: drop rank files, pick a step, read the buckets, put the model beside it."""
 
     traces = param.List(default=[], doc="This session's parsed traces, one per rank file.")
@@ -355,51 +352,6 @@ class TraceView(Viewer):
         for trace in traces[1:]:
             common &= set(trace.step_numbers())
         return sorted(common) or traces[0].step_numbers()
-
-    # ----- the model beside the measurement --------------------------------------------------------
-
-    def _open_lab(self, _event: object) -> None:
-        from labs.timeline.view import TimelineLab  # built only when asked for
-
-        with pn.io.hold():  # one message with the lab as filled, not each setting on its way there
-            if self.lab is None:
-                self.lab = TimelineLab(placement="section")
-                self.lab.model.param.watch(self._compare, list(self.lab.model.controls))
-                self.lab_slot.objects = [self.lab]
-            self._fill_lab()
-
-    def _fill_lab(self) -> None:
-        source = self._run if self._run is not None else self._timeline
-        try:
-            fit = fit_network(source)
-        except TraceError as refusal:  # p unknown: say where to give it, on the page rather than the CLI's flag
-            said = str(refusal).replace("(--world-size N)", "in “World size (ranks in the run)”")
-            self.comparison.object = f'<p role="alert">The model cannot be filled in: {html.escape(said)}.</p>'
-            return
-        settings = lab_settings(source, fit)
-        model = self.lab.model
-        model.reset()
-        for name in ("layers", "first_bucket_cap", "bucket_cap", "ranks", "bandwidth", "latency", "iteration"):
-            model.apply(name, settings[name])
-        self._compare()
-
-    def _compare(self, *_events: object) -> None:
-        m, tl = self.lab.model, self._timeline
-        measured_step = measured_window(tl)[1]
-        predicted = "hangs" if m.hangs else f"step = {ms(m.step_time)} ms, tail = {ms(m.exposed)} ms"
-        difference = (
-            ""
-            if m.hangs
-            else (
-                f"; the model is {ms(m.step_time - measured_step)} ms off the measured step and "
-                f"{ms(m.exposed - max(tl.tail_ms, 0.0))} ms off the measured tail"
-            )
-        )
-        self.comparison.object = (
-            f'<p role="status">Model: {predicted} (from the start of backward). Measured: step = '
-            f"{ms(measured_step)} ms, tail = {tail_text(tl.tail_ms)}{difference}. Change the bucket cap below to see "
-            f"what the model predicts for another layout.</p>"
-        )
 
     def __panel__(self) -> NamedRegion:
         return self.layout
