@@ -17,6 +17,7 @@ PURE = [
     LABS / "timeline" / "presets.py",
     LABS / "timeline" / "controls.py",
     LABS / "timeline" / "drawn.py",
+    LABS / "timeline" / "readings.py",
     LABS / "timed.py",
     LABS / "numbers.py",
 ]
