@@ -18,6 +18,7 @@ PURE = [
     LABS / "timeline" / "controls.py",
     LABS / "timeline" / "drawn.py",
     LABS / "timeline" / "readings.py",
+    LABS / "timeline" / "stream.py",
     LABS / "timed.py",
     LABS / "numbers.py",
 ]
