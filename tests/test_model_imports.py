@@ -17,6 +17,8 @@ PURE = [
     LABS / "timeline" / "presets.py",
     LABS / "timeline" / "controls.py",
     LABS / "timeline" / "drawn.py",
+    LABS / "timeline" / "readings.py",
+    LABS / "timeline" / "stream.py",
     LABS / "timed.py",
     LABS / "numbers.py",
 ]

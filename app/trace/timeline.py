@@ -1,5 +1,8 @@
 """One rank's step read as the bucket timeline: backward compute, each bucket's four times, the optimizer.
 
+:class:`StepReader` reads a step's buckets and optimizer into a :class:`StepTimeline` (the data classes are in
+:mod:`app.trace.step_timeline`, backward compute's reading in :mod:`app.trace.compute`).
+
 Definitions (times in µs on the trace's clock inside, ms relative to the step's start outside):
 
 - **Issue**: a ``c10d::allreduce_`` nested in a backward node (DDP issues a bucket from the hook of
@@ -41,11 +44,10 @@ Definitions (times in µs on the trace's clock inside, ms relative to the step's
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from app.trace import intervals
+from app.trace.compute import BackwardCompute
 from app.trace.errors import TraceError
 from app.trace.events import (
     ACCUMULATE_INNER,
@@ -61,164 +63,20 @@ from app.trace.events import (
     is_comm_name,
 )
 from app.trace.links import NCCL_ANY, NcclLinks, dtype_of, first_dims, nested, numel_of, pair_gloo, param_comms_in
+from app.trace.step_timeline import BucketRun, StepTimeline
 from app.trace.steps import Step
+
+__all__ = ["NCCL_RANGE", "BucketRun", "StepReader", "StepTimeline", "collectives_named"]
 
 NCCL_RANGE = "nccl:all_reduce"
 """The range c10d's NCCL backend records inside ``c10d::allreduce_``, with the tensor's shape and type."""
-
-
-@dataclass(frozen=True)
-class BucketRun:
-    """One bucket's all-reduce in one step on one rank; times in µs on the trace's clock.
-
-    Parameters
-    ----------
-    index : int
-        Position in issue order (bucket 0 is reduced first).
-    numel : int or None
-        Elements reduced, where the trace says.
-    dtype : str or None
-        Element type, where the trace says.
-    nbytes : int or None
-        ``numel`` × the dtype's size.
-    gradients : tuple of tuple of int, or None
-        Shapes of the gradients it holds, in ready order, where the trace says.
-    ready, issue, start, end : float
-        Last gradient written; all-reduce issued; collective started and ended.
-    ready_from : str
-        Which event gave ``ready``.
-    link : str
-        How the run was paired with the issue.
-    measured : bool
-        Whether ``start`` and ``end`` are the collective as it ran. When no run is linked to the
-        issue they are the issue's own host span, drawn but never counted as the collective.
-    """
-
-    index: int
-    numel: int | None
-    dtype: str | None
-    nbytes: int | None
-    gradients: tuple[tuple[int, ...], ...] | None
-    ready: float
-    issue: float
-    start: float
-    end: float
-    ready_from: str
-    link: str
-    measured: bool = True
-
-    @property
-    def duration_ms(self) -> float:
-        """How long the collective ran, in ms."""
-        return (self.end - self.start) / 1e3
-
-
-@dataclass(frozen=True)
-class StepTimeline:
-    """One rank's step: buckets, compute and the figures.
-
-    Parameters
-    ----------
-    step : Step
-        The step.
-    rank, world_size : int or None
-        From ``distributedInfo`` or the caller.
-    backend : str
-        ``"gloo"``, ``"nccl"`` or what ``distributedInfo`` says.
-    backward_start, backward_end, optimizer_start : float
-        µs on the trace's clock.
-    optimizer_from : str
-        Which event gave ``optimizer_start``.
-    compute : numpy.ndarray
-        Backward compute intervals (µs), disjoint and sorted.
-    buckets : tuple of BucketRun
-        In issue order.
-    base_ns : int
-        ``baseTimeNanoseconds`` (0 if absent): ``ts × 1000 + base_ns`` is the host's epoch clock.
-    notes : tuple of str
-        Fallbacks taken and anything else worth saying.
-    on_gpu : bool
-        Whether compute and communication were measured on GPU streams (ready and issue are
-        host times either way).
-    """
-
-    step: Step
-    rank: int | None
-    world_size: int | None
-    backend: str
-    backward_start: float
-    backward_end: float
-    optimizer_start: float
-    optimizer_from: str
-    compute: np.ndarray
-    buckets: tuple[BucketRun, ...]
-    base_ns: int = 0
-    notes: tuple[str, ...] = field(default=())
-    on_gpu: bool = False
-
-    def ms(self, ts: float) -> float:
-        """A time on the trace's clock (µs) as ms from the step's start."""
-        return (ts - self.step.start) / 1e3
-
-    def absolute_us(self, ts: float) -> float:
-        """A time on the trace's clock as µs since the epoch (comparable across ranks)."""
-        return ts + self.base_ns / 1e3
-
-    @property
-    def communication(self) -> np.ndarray:
-        """The all-reduces as they ran, ``(n, 2)`` µs."""
-        return intervals.as_array([(b.start, b.end) for b in self.buckets])
-
-    @property
-    def measured(self) -> bool:
-        """Whether every bucket's collective was found as it ran (else tail and exposed are unknown)."""
-        return all(b.measured for b in self.buckets)
-
-    @property
-    def tail_ms(self) -> float | None:
-        """Last all-reduce end minus the end of backward compute, in ms; None when a run is missing."""
-        if not self.measured:
-            return None
-        return (max(b.end for b in self.buckets) - self.backward_end) / 1e3
-
-    @property
-    def exposed_ms(self) -> float | None:
-        """Communication not covered by backward compute between backward start and optimizer start, ms.
-
-        None when a bucket's run is missing: a host span is never counted as the collective's time.
-        """
-        if not self.measured:
-            return None
-        comm = intervals.clip(self.communication, self.backward_start, self.optimizer_start)
-        return intervals.uncovered(comm, self.compute) / 1e3
-
-    @property
-    def step_ms(self) -> float:
-        """The step's length in ms."""
-        return self.step.duration / 1e3
-
-    @property
-    def compute_ms(self) -> float:
-        """Total backward compute in ms."""
-        return intervals.measure(self.compute) / 1e3
 
 
 def _host(ev: Event) -> bool:
     return ev.ph == "X" and ev.cat not in GPU_CATEGORIES and ev.cat not in ("cuda_runtime", "cuda_driver")
 
 
-def _top_level(nodes: list[Event]) -> list[Event]:
-    """Backward nodes not nested in another one on the same thread."""
-    out, reach = [], {}
-    for node in sorted(nodes, key=lambda e: (e.ts, -e.dur)):
-        if node.ts < reach.get(node.thread, float("-inf")):
-            continue
-        out.append(node)
-        reach[node.thread] = node.end
-    return out
-
-
-class StepReader:
+class StepReader(BackwardCompute):
     """Reads steps of one trace; built once per trace, it indexes the events the steps share.
 
     Parameters
@@ -457,90 +315,6 @@ class StepReader:
     def _run(self, issue: Event) -> tuple[Event | None, str]:
         pair = self.nccl_pairs.get(id(issue)) or self.gloo_pairs.get(id(issue))
         return pair if pair is not None else (None, "")
-
-    def launched(self, op: Event) -> list[Event]:
-        """The compute kernels launched from inside a host op (by ``correlation``), wherever they ran.
-
-        Parameters
-        ----------
-        op : Event
-            A host op (a backward node, the optimizer step).
-
-        Returns
-        -------
-        list of Event
-            Its kernels, in launch order; communication kernels are not included.
-        """
-        launches = self.launches_by_thread.get(op.thread, [])
-        ts = self.launch_ts_by_thread.get(op.thread, [])
-        found = []
-        for launch in launches[bisect_left(ts, op.ts) : bisect_right(ts, op.end)]:
-            if launch.end <= op.end + 1e-3:
-                kernel = self.compute_by_correlation.get(launch.args["correlation"])
-                if kernel is not None:
-                    found.append(kernel)
-        return found
-
-    def _device_compute(
-        self, nodes: list[Event], first_node: float, host_opt: Event | None, window_end: float
-    ) -> tuple[np.ndarray, float, float, str]:
-        """Backward compute and the optimizer's start on the GPU clock, chosen by launch, not by time.
-
-        A kernel belongs to backward when a backward node of this step launched it, wherever it ran
-        (the GPU often runs a step or more behind the host). The optimizer starts on the device at
-        its ``gpu_user_annotation`` (the one with the host step's ``External id``), else at the first
-        kernel the host's ``Optimizer.step#...`` launched. A trace without launch links falls back to
-        the kernels between backward's start and the optimizer on the trace's clock.
-        """
-        if self.compute_by_correlation and self.launches_by_thread:
-            picked = [(k.ts, k.end) for node in _top_level(nodes) for k in self.launched(node)]
-        else:
-            picked = [
-                (k.ts, k.end)
-                for k in self.compute_kernels[
-                    bisect_left(self.kernel_ts, first_node) : bisect_right(self.kernel_ts, window_end)
-                ]
-            ]
-        compute = intervals.union(picked)
-        bwd_start = float(compute[0, 0]) if len(compute) else first_node
-        annotation = self.gpu_optimizer_by_external.get(host_opt.args.get("External id")) if host_opt else None
-        kernels = self.launched(host_opt) if host_opt is not None and annotation is None else []
-        if annotation is not None:
-            opt_start, opt_from = annotation.ts, "Optimizer.step (GPU annotation)"
-        elif kernels:
-            opt_start, opt_from = min(k.ts for k in kernels), "Optimizer.step (its first kernel)"
-        else:
-            opt_start, opt_from = window_end, "Optimizer.step (host: no optimizer kernel is linked to it)"
-        return compute, bwd_start, opt_start, opt_from
-
-    def _compute(
-        self,
-        nodes: list[Event],
-        thread: tuple,
-        first_node: float,
-        host_opt: Event | None,
-        window_end: float,
-        step: Step,
-    ) -> tuple[np.ndarray, float, float, str]:
-        if self.gpu and self.compute_kernels:
-            return self._device_compute(nodes, first_node, host_opt, window_end)
-        pieces = []
-        issues = self.issues_by_thread.get(thread, [])
-        starts = self.issue_ts_by_thread.get(thread, [])
-        for node in _top_level([n for n in nodes if n.thread == thread]):
-            k = bisect_right(starts, node.ts - 1e-9)
-            stop = node.end
-            if k < len(issues) and issues[k].ts < node.end:
-                stop = min(stop, issues[k].ts)
-            lo, hi = bisect_left(self.comm_ts, node.ts), bisect_left(self.comm_ts, stop)
-            for ev in self.comms[lo:hi]:
-                if ev.thread == thread:
-                    stop = min(stop, ev.ts)
-                    break
-            pieces.append((node.ts, stop))
-        compute = intervals.union(pieces)
-        opt_from = "Optimizer.step (host)" if host_opt is not None else "the step's end"
-        return compute, first_node, window_end, opt_from
 
 
 def collectives_named(events: list[Event]) -> list[str]:

@@ -1,6 +1,6 @@
 """The bucket timeline lab's two Bokeh figures: the Gantt of one step and the step against the bucket cap.
 
-The Gantt's pieces all come from one set of interval columns (:func:`bar_columns`) that playback
+The Gantt's pieces all come from one set of interval columns (:func:`labs.timeline.bars.bar_columns`) that playback
 clips at t in the browser: backward's slots, the all-reduces, overlays where contention slowed
 either one or backward stood still for a synchronization, and each bucket's ready (▲) and issue (▼)
 marks on the host row. What went wrong reads in greyscale too: each state has its own hatch.
@@ -27,30 +27,65 @@ from bokeh.transform import transform
 from labs.numbers import nice_at_least
 from labs.timed import format_number
 from labs.timeline import legend
+from labs.timeline.bars import (
+    BAR_FONT,
+    COLUMNS,
+    COMM_COLOUR,
+    COMPUTE_COLOUR,
+    EXPOSED_COLOUR,
+    HUNG_COLOUR,
+    HUNG_HATCH,
+    INVALID_COLOUR,
+    INVALID_HATCH,
+    ISSUE_MARK,
+    MARK_FONT,
+    READY_MARK,
+    SLOWED_HATCH,
+    STALL_COLOUR,
+    STALL_HATCH,
+    bar_columns,
+)
 from labs.timeline.model import FIRST_ITERATION, TimelineModel
-from labs.timeline.text import COMM, COMPUTE, HOST, layer_list, ms
+from labs.timeline.text import COMM, COMPUTE, HOST, ms
 from labs.ui import browser_code
 from labs.ui.palette import (
-    BLUE,
     DARK_GREY,
-    EXPOSED_RED,
     FAINT_GREY,
-    HUNG_GREY,
-    INVALID_MAROON,
-    ISSUE_BROWN,
-    ORANGE,
-    PALE_BLUE,
-    READY_NAVY,
-    SLOWED_BLUE_HATCH,
-    SLOWED_ORANGE_HATCH,
-    STALL_GREY,
     WHITE,
 )
 
-COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = BLUE, ORANGE, EXPOSED_RED
-INVALID_COLOUR, HUNG_COLOUR, STALL_COLOUR = INVALID_MAROON, HUNG_GREY, STALL_GREY
-SLOWED_HATCH, INVALID_HATCH, HUNG_HATCH, STALL_HATCH = "/", "x", "-", "."
-READY_MARK, ISSUE_MARK = "▲", "▼"
+__all__ = [
+    "BAR_FONT",
+    "COLUMNS",
+    "COMM_COLOUR",
+    "COMPUTE_COLOUR",
+    "CONCEALED_ENDS",
+    "CONCEALED_MARGIN",
+    "EXPOSED_COLOUR",
+    "FITTED_LABELS_JS",
+    "GANTT_TITLE",
+    "HUNG_COLOUR",
+    "HUNG_HATCH",
+    "INVALID_COLOUR",
+    "INVALID_HATCH",
+    "ISSUE_MARK",
+    "LEGEND",
+    "MARK_FONT",
+    "READY_MARK",
+    "ROWS",
+    "ROW_PADDING",
+    "SLOWED_HATCH",
+    "STALL_COLOUR",
+    "STALL_HATCH",
+    "SWEEP_TITLE",
+    "TITLE_HANGS",
+    "CapSweep",
+    "Gantt",
+    "axis_end",
+    "bar_columns",
+    "cap_note",
+    "concealed_axis_end",
+]
 
 LEGEND = legend.legend_html()
 """The Gantt's key: a swatch of every colour and pattern it draws, with what it means."""
@@ -59,8 +94,6 @@ GANTT_TITLE = "One training step on one rank"
 
 FITTED_LABELS_JS = browser_code("gantt_labels.js")
 """Each bar's label, its short form, or nothing: whatever fits inside the bar at the plot's width."""
-
-MARK_FONT, BAR_FONT = "18px", "12px"
 
 ROWS = (COMM, HOST, COMPUTE)
 """The Gantt's rows from the bottom up; a categorical axis puts row i's centre at i + 0.5."""
@@ -74,144 +107,6 @@ CONCEALED_ENDS = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
 
 SWEEP_TITLE = "Step time against bucket cap (the rest as set above)"
 TITLE_HANGS = "Step time against bucket cap: the step hangs at every cap (a rank skips a gradient)"
-
-COLUMNS = (
-    "start",
-    "end",
-    "row",
-    "color",
-    "label",
-    "short",
-    "hatch",
-    "hatch_color",
-    "height",
-    "text_color",
-    "font",
-    "dx",
-    "dy",
-    "kind",
-)
-
-
-def _piece(columns: dict[str, list], start: float, end: float, row: str, **style: object) -> None:
-    piece = {
-        "start": float(start),
-        "end": float(end),
-        "row": row,
-        "color": COMPUTE_COLOUR,
-        "label": "",
-        "short": "",
-        "hatch": " ",
-        "hatch_color": WHITE,
-        "height": 0.6,
-        "text_color": WHITE,
-        "font": BAR_FONT,
-        "dx": 3,
-        "dy": 0,
-        "kind": "bar",
-        **style,
-    }
-    for key in COLUMNS:
-        columns[key].append(piece[key])
-
-
-def bar_columns(m: TimelineModel) -> dict[str, list]:
-    """Every piece of the Gantt as interval columns (start, end, row, colour, label, hatch, ...).
-
-    Parameters
-    ----------
-    m : TimelineModel
-        The model, as it is now.
-
-    Returns
-    -------
-    dict of str to list
-        One entry per piece: backward slots, all-reduces (coloured and hatched by what happened to
-        them), overlays where contention or a synchronization acted, and the ready and issue marks
-        (zero-length pieces whose label is the mark).
-    """
-    pieces = m.intervals()
-    columns: dict[str, list] = {key: [] for key in COLUMNS}
-    compute = pieces["compute"]
-    slots = zip(compute["start"], compute["end"], compute["label"], compute["layer"], strict=True)
-    for start, end, label, layer in slots:
-        _piece(columns, start, end, COMPUTE, label=str(label), short=str(layer))
-    stalled = m.sync_each
-    slowed_compute, slowed_comm = m.compute_slowdown > 1, m.comm_slowdown > 1
-    for start, end in zip(pieces["shared"]["start"], pieces["shared"]["end"], strict=True):
-        if end <= start:
-            continue
-        if stalled:
-            _piece(
-                columns,
-                start,
-                end,
-                COMPUTE,
-                color=STALL_COLOUR,
-                hatch=STALL_HATCH,
-                hatch_color=DARK_GREY,
-                kind="overlay",
-            )
-        elif slowed_compute:
-            _piece(
-                columns,
-                start,
-                end,
-                COMPUTE,
-                color=PALE_BLUE,
-                hatch=SLOWED_HATCH,
-                hatch_color=SLOWED_BLUE_HATCH,
-                kind="overlay",
-            )
-    comm = pieces["comm"]
-    buckets = m.buckets
-    for start, end, label, state, number in zip(
-        comm["start"], comm["end"], comm["label"], comm["state"], comm["bucket"], strict=True
-    ):
-        style: dict[str, object] = {"color": COMM_COLOUR, "label": str(label), "short": ""}
-        if state != "done":
-            style["short"] = str(label)  # a long label that does not fit falls back to the size alone
-        if state == "read early":
-            early = sorted(i + 1 for i in buckets[number - 1].layers if i + 1 in m.read_early)
-            style.update(color=INVALID_COLOUR, hatch=INVALID_HATCH, label=f"{label}: read {layer_list(early)} early")
-        elif state == "unfinished":
-            style.update(color=INVALID_COLOUR, hatch=INVALID_HATCH, label=f"{label}: still running for the optimizer")
-        elif state == "hung":
-            style.update(
-                color=HUNG_COLOUR, hatch=HUNG_HATCH, label=f"{label}: never ends (a rank skips layer {m.skipped_layer})"
-            )
-        _piece(columns, start, end, COMM, **style)
-    if slowed_comm and not stalled:
-        for start, end in zip(pieces["shared"]["start"], pieces["shared"]["end"], strict=True):
-            if end > start:
-                _piece(
-                    columns,
-                    start,
-                    end,
-                    COMM,
-                    color=COMM_COLOUR,
-                    hatch=SLOWED_HATCH,
-                    hatch_color=SLOWED_ORANGE_HATCH,
-                    kind="overlay",
-                    height=0.3,
-                )
-    ticks = pieces["ticks"]
-    for time, kind in zip(ticks["time"], ticks["kind"], strict=True):
-        ready = kind == "ready"
-        _piece(
-            columns,
-            time,
-            time,
-            HOST,
-            label=READY_MARK if ready else ISSUE_MARK,
-            height=0.0,
-            text_color=READY_NAVY if ready else ISSUE_BROWN,
-            font=MARK_FONT,
-            dx=-7,
-            dy=-11 if ready else 11,
-            kind="tick",
-        )
-    return columns
 
 
 class Gantt:
