@@ -55,7 +55,7 @@ lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 
 bench: $(VENV)/.installed-test browser
-	$(BIN)/python bench/play_cpu.py
+	$(BIN)/python -m bench.play_cpu
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-artifacts .cache

@@ -12,7 +12,7 @@ falls on both alike, and prints the medians side by side.
 No server, no browser: it isolates the build from the network and the event loop
 (``bench/session_cost.py`` measures a whole session open in Chromium).
 
-Usage: ``.venv/bin/python bench/build_cost.py [--rounds 8]``
+Usage: ``.venv/bin/python -m bench.build_cost [--rounds 8]``
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import statistics
 import time
 from collections.abc import Callable
 
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 import panel as pn
 from bokeh.core.has_props import HasProps
 from bokeh.model import util as model_util

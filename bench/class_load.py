@@ -93,12 +93,12 @@ and a regression (more CPU per student) fails on both.
 
 Usage::
 
-    .venv/bin/python bench/class_load.py [--sessions 100] [--ramp 10] [--seed 1]
-    .venv/bin/python bench/class_load.py --scenario {lecture,burst,both}
-    .venv/bin/python bench/class_load.py --url http://127.0.0.1:8080 [--scenario both]
+    .venv/bin/python -m bench.class_load [--sessions 100] [--ramp 10] [--seed 1]
+    .venv/bin/python -m bench.class_load --scenario {lecture,burst,both}
+    .venv/bin/python -m bench.class_load --url http://127.0.0.1:8080 [--scenario both]
         [--app-health http://127.0.0.1:5007/healthz,http://127.0.0.1:5008/healthz] [--no-compare-single]
-    .venv/bin/python bench/class_load.py --sessions 150 --ramp 60 --compare-gc
-    .venv/bin/python bench/class_load.py --sessions 100 --ramp 60 --before /tmp/before
+    .venv/bin/python -m bench.class_load --sessions 150 --ramp 60 --compare-gc
+    .venv/bin/python -m bench.class_load --sessions 100 --ramp 60 --before /tmp/before
 
 With ``--before DIR`` (another checkout, such as ``git worktree add /tmp/before <commit>``) one
 process of that checkout's app runs the same class after this one's, and the two are printed side
@@ -111,8 +111,6 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
 from bench.lib.class_records import SCENARIOS, Run, Scenario, custom_scenario
 from bench.lib.class_report import compare

@@ -7,7 +7,7 @@ PostgreSQL a private server started from Debian's package as the tests start it
 (:mod:`tests.postgres`). Also prints the time of an instructor's read of one exercise's rounds
 with every vote in.
 
-    .venv/bin/python bench/class_writes.py [--votes 2000] [--writers 1,2,4]
+    .venv/bin/python -m bench.class_writes [--votes 2000] [--writers 1,2,4]
 """
 
 from __future__ import annotations
@@ -16,8 +16,6 @@ import argparse
 import multiprocessing
 import tempfile
 import time
-
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
 from app.classroom.store import ClassStore, metadata
 from tests.postgres import postgres_binaries, start_postgres, stop_postgres

@@ -15,7 +15,7 @@ session (from ``/proc``), side by side.
   page request, the websocket, ``PULL-DOC``, the models indexed by id, ``document_ready`` and the
   server's ``OK``, then the lab's ``PATCH-DOC`` once it comes (what a browser receives), then close.
 
-Usage: ``.venv/bin/python bench/client_cost.py [--sessions 20]``
+Usage: ``.venv/bin/python -m bench.client_cost [--sessions 20]``
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ import statistics
 import time
 from collections.abc import Callable
 from urllib.parse import parse_qsl, urlsplit
-
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
 from bench.lib.events import any_patch
 from bench.lib.raw_session import RawSession, http_client

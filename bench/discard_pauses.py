@@ -14,7 +14,7 @@ checkout with Panel's own collection (``OVERLAP_GC=panel``) and, with ``--before
 checkout, one after the other on the same machine, and prints them side by side. The budget
 (issue 20): the longest pause under 100 ms with 150 sessions open.
 
-Usage: ``.venv/bin/python bench/discard_pauses.py [--stay 150] [--leave 150] [--batch 50] [--before DIR]``
+Usage: ``.venv/bin/python -m bench.discard_pauses [--stay 150] [--leave 150] [--batch 50] [--before DIR]``
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ import argparse
 import asyncio
 import time
 from pathlib import Path
-
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
 from bench.lib.app_health import get_json
 from bench.lib.servers import AppServer

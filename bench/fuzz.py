@@ -14,7 +14,7 @@ page (a new session). Prints actions by kind, refusals, invariant checks, violat
 few in full), page errors, console errors and server tracebacks; exits 1 if any of the last four
 is not zero.
 
-Usage: ``.venv/bin/python bench/fuzz.py [--actions 10000] [--seed 20261130] [--per-page 250]``
+Usage: ``.venv/bin/python -m bench.fuzz [--actions 10000] [--seed 20261130] [--per-page 250]``
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import sys
 import time
 from collections import Counter
 
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 from playwright.sync_api import sync_playwright
 
 from bench.lib.browser import desktop_context

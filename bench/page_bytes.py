@@ -23,7 +23,7 @@ on it also as it crossed the wire: deflated when the handshake agreed on permess
 figure computed with the server's compressor settings (DevTools reports frames inflated only; see
 ``bench/lib/traffic.py``). Prints one table.
 
-Usage: ``.venv/bin/python bench/page_bytes.py [--first overlap] [--second buckets] [--only app,bare]``
+Usage: ``.venv/bin/python -m bench.page_bytes [--first overlap] [--second buckets] [--only app,bare]``
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from bench.lib.browser import Ready, desktop_context, wait_until_usable

@@ -5,7 +5,7 @@ bench/server_driven_queue.py``), opens one Chromium session on each, plays for a
 reads each server process's CPU time from /proc before and after. Prints both figures, the ratio,
 and the Bokeh messages each page exchanged during the window.
 
-Usage: ``.venv/bin/python bench/play_cpu.py [--seconds 8]``
+Usage: ``.venv/bin/python -m bench.play_cpu [--seconds 8]``
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 from playwright.sync_api import Browser, Page, sync_playwright
 
 from bench.lib.procfs import cpu_seconds

@@ -8,7 +8,7 @@ synchronization after every bucket, and prints them beside one frame at 60 Hz (1
 budget the issue sets. It also prints a CPython reference loop timed in the same run, so figures
 from machines of different speed can be compared (divide by it).
 
-Usage: ``.venv/bin/python bench/schedule_cost.py [--repeats 20]``
+Usage: ``.venv/bin/python -m bench.schedule_cost [--repeats 20]``
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import argparse
 import os
 from collections.abc import Callable
 
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 import numpy as np
 
 from bench.lib.machine import best_seconds, integer_additions_s

@@ -19,7 +19,7 @@ that checkout's app is a third server, opened in the same rounds, for a before/a
 Prints per-open CPU (median and mean) of every server and each app's ratio to the bare page; the
 design budget is a ratio of at most 1.5.
 
-Usage: ``.venv/bin/python bench/session_cost.py [--opens 8] [--lesson overlap] [--before DIR]``
+Usage: ``.venv/bin/python -m bench.session_cost [--opens 8] [--lesson overlap] [--before DIR]``
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import argparse
 import statistics
 from pathlib import Path
 
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 from playwright.sync_api import Browser, BrowserContext
 
 from bench.lib.browser import Ready, desktop_context, wait_until_usable

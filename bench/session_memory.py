@@ -25,7 +25,7 @@ connection for ``unused_session_lifetime`` (15 s by default), checking every
 both as ``--unused-session-lifetime`` and ``--check-unused-sessions`` (15 s and 10 s by default;
 ``--app-args`` passes others), and this script waits ``--linger`` (40 s) for the discards.
 
-Usage: ``.venv/bin/python bench/session_memory.py [--sessions 50] [--total 1000] [--time-budget 280]``
+Usage: ``.venv/bin/python -m bench.session_memory [--sessions 50] [--total 1000] [--time-budget 280]``
 """
 
 from __future__ import annotations
@@ -33,8 +33,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
-
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
 from bench.lib.servers import AppServer
 from bench.lib.session_batches import close_batch, open_batch, settle, trace

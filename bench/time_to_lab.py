@@ -24,7 +24,7 @@ With ``--before DIR`` (another checkout, such as ``git worktree add /tmp/before 
 checkout's app is opened in the same rounds too, visit for visit in turn with this one's: the
 machine's speed drifts between runs by more than most changes move these figures.
 
-Usage: ``.venv/bin/python bench/time_to_lab.py [--runs 5] [--lesson overlap] [--before DIR]``
+Usage: ``.venv/bin/python -m bench.time_to_lab [--runs 5] [--lesson overlap] [--before DIR]``
 """
 
 from __future__ import annotations
@@ -35,7 +35,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from bench.lib.machine import REFERENCE_MACHINE_S, integer_additions_s

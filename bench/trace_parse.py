@@ -8,7 +8,7 @@ read (the bytes themselves, which the page holds anyway, are not counted), ``ru_
 process's peak resident size (file bytes and interpreter included). Time is taken in a separate run
 without ``tracemalloc``, which slows every allocation. Budget: parse peak at most 2× the file size.
 
-    .venv/bin/python bench/trace_parse.py [--mb 100] [--keep PATH]
+    .venv/bin/python -m bench.trace_parse [--mb 100] [--keep PATH]
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ import tempfile
 import time
 import tracemalloc
 from pathlib import Path
-
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
 from bench.lib.trace_file import FIXTURE, make_trace
 

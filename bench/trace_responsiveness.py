@@ -12,7 +12,7 @@ the clicks' latency (from when the click is due until its work is done) side by 
 - ``thread``: ``loop.run_in_executor(None, parse_trace, ...)``, as the page does;
 - ``process``: a ``ProcessPoolExecutor`` worker, the parsed trace pickled back.
 
-    .venv/bin/python bench/trace_responsiveness.py [--mb 100]
+    .venv/bin/python -m bench.trace_responsiveness [--mb 100]
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ import time
 from collections.abc import Awaitable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
 from app.trace import RankTrace, parse_trace
 from bench.lib.stats import percentile

@@ -13,7 +13,7 @@ included, the last ProfilerStep dropped); ours counts only a step's DDP bucket a
 to their issues, between backward's start and the optimizer's start on the GPU, and adds the tail,
 the wait the optimizer really has, which HTA has no figure for.
 
-    .venv/bin/python bench/trace_vs_hta.py [FILE ...]     # default: the real DDP fixtures
+    .venv/bin/python -m bench.trace_vs_hta [FILE ...]     # default: the real DDP fixtures
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
 
 from app.trace import TraceError, parse_trace
 from app.trace.intervals import clip, measure

@@ -27,6 +27,9 @@ module              job
 ==================  =============================================================================
 
 Importing ``bench.lib`` imports none of them (a bench that measures its own memory or start-up
-pays only for what it uses). A script run as ``python bench/<name>.py`` first imports
-``bench/bootstrap.py``, which puts the checkout on ``sys.path``.
+pays only for what it uses). A bench runs as a module from the repository's root,
+``.venv/bin/python -m bench.<name>``: ``app`` and ``labs`` come from the project as the virtual
+environment installed it (``pip install -e .``, this checkout), ``bench``, ``tests`` and
+``devtools`` from the checkout, and no script changes ``sys.path``. A ``--before DIR`` bench starts
+the other checkout's server with that checkout as its working directory, so it serves its own code.
 """
