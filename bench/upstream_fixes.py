@@ -38,9 +38,9 @@ noise moves no figure; it is listed last.
 
 Usage::
 
-    .venv/bin/python bench/upstream_fixes.py [--rounds 3] [--opens 1] [--students 30 --ramp 20]
-    .venv/bin/python bench/upstream_fixes.py --quick      # 2 rounds, 15 students over 10 s
-    .venv/bin/python bench/upstream_fixes.py --no-load    # session and build figures only
+    .venv/bin/python -m bench.upstream_fixes [--rounds 3] [--opens 1] [--students 30 --ramp 20]
+    .venv/bin/python -m bench.upstream_fixes --quick      # 2 rounds, 15 students over 10 s
+    .venv/bin/python -m bench.upstream_fixes --no-load    # session and build figures only
 
 The default run takes about 15 minutes on a 2-core machine.
 """
@@ -60,9 +60,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-import bootstrap  # noqa: F401 (the checkout on sys.path: bench/bootstrap.py)
-
 from app.upstream import FIXES, SKIP_ENV
+from devtools.serving import REPOSITORY
 
 LESSON, LAB = "/lesson?id=overlap", "/lab?id=queue"
 """The pages built in-process; the session opens use the lesson."""
@@ -122,9 +121,9 @@ def child(builds: int) -> None:
 
 def build_in_child(name: str, skipped: tuple[str, ...], builds: int) -> dict:
     """Run :func:`child` in a fresh process with ``skipped`` skipped; return its JSON."""
-    command = [sys.executable, __file__, "--child", "--builds", str(builds)]
+    command = [sys.executable, "-m", "bench.upstream_fixes", "--child", "--builds", str(builds)]
     env = {**os.environ, **skip_env(skipped)}
-    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, cwd=REPOSITORY)
     if done.returncode:
         raise SystemExit(f"{name}: the build process failed:\n{done.stderr}")
     result = json.loads(done.stdout.strip().splitlines()[-1])
