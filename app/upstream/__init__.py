@@ -75,7 +75,6 @@ FIXES: tuple[Fix, ...] = (
     Fix("lean_serialization", (BOKEH,), summary="defaults not computed before they are skipped"),
     Fix("lean_references", (BOKEH,), summary="stable defaults skipped in the reference walk"),
     Fix("lean_models", (BOKEH,), summary="empty lists and dicts built when first read"),
-    Fix("lean_config", (PANEL,), one_thread=True, summary="a template's config.set saves only the design"),
     Fix("bundle_onload", (PANEL, BOKEH), summary="Bokeh's embed code waits for the course's script loader"),
     Fix("bokeh_fixes_js", (BOKEH,), summary="BokehJS: a control changed before it is drawn"),
     Fix("page_html", (PANEL,), serving="app", summary="a cached session's page HTML rendered once"),

@@ -11,7 +11,7 @@ import param
 from bokeh.document import Document
 from markupsafe import Markup
 
-from app.upstream import bokeh_fixes_js, is_installed, lean_config
+from app.upstream import bokeh_fixes_js, is_installed
 from app.web.connection import ConnectionWatch
 from app.web.delivery import bundle_loading, early_connection
 from labs.ui.palette import NAVY, ROOT_CSS, inline
@@ -85,20 +85,18 @@ class CourseTemplate(pn.template.BootstrapTemplate):
         notebook: bool = False,
         location: bool = True,
     ) -> Document:
-        """Panel's ``_init_doc``, with the document's model count taken once, at the end, and a lean ``config.set``.
+        """Panel's ``_init_doc``, with the document's model count taken once, at the end.
 
         Bokeh recounts a document's models (a walk of every reference from every root) each time a
         root is added or a change is unfrozen; Panel adds a page's roots one by one and restyles
         them, about seven recounts, each of the whole page so far, in one session's first piece.
         Frozen, the document counts once, when Panel is done, and attaches every model then, its
         theme applied as it is attached (``tests/test_template_freeze.py`` checks that every page's
-        document is the same either way). Panel sets the page's design around each part it renders
-        with ``config.set``; :func:`app.upstream.lean_config.lean_set` makes that save and restore only the
-        design, not every config parameter.
+        document is the same either way). ``doc.models.freeze()`` is Bokeh's public API.
         """
         if doc is None:
             return super()._init_doc(doc, comm, title, notebook, location)
-        with doc.models.freeze(), lean_config.in_use():
+        with doc.models.freeze():
             return super()._init_doc(doc, comm, title, notebook, location)
 
 
