@@ -67,9 +67,7 @@ class TraceView(ModelBeside, Viewer):
     def __init__(self, **params):
         super().__init__(**params)
         self.prompt = PROMPT if self.own_files else SAMPLE_PROMPT
-        self.sample = pn.widgets.Button(
-            label="Load the sample trace", color="default" if self.own_files else "primary", stylesheets=[CONTROL_CSS]
-        )
+        self.sample = pn.widgets.Button(label="Load the sample trace", color="primary", stylesheets=[CONTROL_CSS])
         self.sample.on_click(lambda _event: self.load_sample())
         self.drop = pn.widgets.FileDropper(
             multiple=True,
