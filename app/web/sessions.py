@@ -28,6 +28,7 @@ from tornado.httputil import HTTPServerRequest
 
 from app.course.library import lessons
 from app.upstream.collector import mark_shared, track_session
+from app.web.frame_headers import EMBED_PREFIX
 from labs.registry import registrations
 
 
@@ -50,13 +51,17 @@ def page_key(request: HTTPServerRequest) -> tuple[str, str]:
     Returns
     -------
     tuple of str
-        ``(path, slug)`` for a known lesson or lab, ``(path, "")`` for anything else.
+        ``(path, slug)`` for a known lesson or lab, ``("/embed/", slug)`` for a lab to embed,
+        ``(path, "")`` for anything else.
     """
     path = request.path.rstrip("/")
     if path in ("/lesson", "/lab"):
         asked = (request.arguments.get("id") or [b""])[0].decode("utf-8", "replace")
         known = {lesson.slug for lesson in lessons()} if path == "/lesson" else {lab.slug for lab in registrations()}
         return (request.path, asked if asked in known else "")
+    if path.startswith(EMBED_PREFIX):  # /embed/<slug>: one key per lab, one for anything else
+        slug = path[len(EMBED_PREFIX) :]
+        return (EMBED_PREFIX, slug if slug in {lab.slug for lab in registrations()} else "")
     return (request.path, "")
 
 
