@@ -112,7 +112,10 @@ def counted(build: Callable[[], object]) -> Callable[[], object]:
         BuildCounter.built += 1
         doc = pn.state.curdoc
         if doc is not None:
-            doc._template_variables.setdefault("dist_url", LOCAL_DIST)
+            # as Panel words it where it writes the page's HTML (panel.io.server): one "../" per folder of
+            # the page's path (state.rel_path), so /embed/<lab>'s stylesheets are found too
+            rel_path = pn.state.rel_path
+            doc._template_variables.setdefault("dist_url", f"{rel_path}/{LOCAL_DIST}" if rel_path else LOCAL_DIST)
         built = build()
         if doc is not None and doc.session_context is not None:
             track_session(doc)  # after build(): its freeze runs after the page's own onload pieces
