@@ -25,6 +25,7 @@ PAGES = [
     *[f"/lesson?id={lesson.slug}" for lesson in lessons()],
     "/lesson?id=overlap&exercise=growth",
     "/lab?id=queue",
+    *[f"/embed/{lab.slug}" for lab in registrations()],
     "/trace",
     "/instructor",
 ]

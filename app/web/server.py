@@ -20,9 +20,9 @@ from app.course.catalog import import_every_view
 from app.course.content import SpecError
 from app.course.library import lessons
 from app.course.pages import index, lesson
-from app.course.pages.lab import lab_routes
+from app.course.pages.lab import embed_routes, lab_routes
 from app.trace.page import trace
-from app.web import serving_settings
+from app.web import frame_headers, serving_settings
 from app.web.delivery import compression
 from app.web.health import HealthHandler
 from app.web.sessions import counted, enable_session_reuse, warm_up, warm_up_paths
@@ -43,6 +43,7 @@ def routes() -> dict[str, object]:
         "/trace": trace.build,
         "/instructor": instructor.build,
         **lab_routes(),
+        **embed_routes(),
     }
     return {path: counted(build) for path, build in pages.items()}
 
@@ -67,8 +68,16 @@ _processes = _bounded(int, 0, 256, "a number of processes; use 1 or more (0: one
 _seconds = _bounded(float, 1, 86_400, "a number of seconds from 1 to 86400")
 
 
+def _origins(text: str) -> str:
+    """An argparse type: ``--embed-from``'s origins (:func:`app.web.frame_headers.parse_origins`)."""
+    try:
+        return frame_headers.parse_origins(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Read the command line (and ``PORT``, ``ADDRESS``, ``ALLOW_WEBSOCKET_ORIGIN`` from the environment).
+    """Read the command line (and ``PORT``, ``ADDRESS``, ``ALLOW_WEBSOCKET_ORIGIN``, ``EMBED_FROM`` from the env).
 
     Parameters
     ----------
@@ -114,6 +123,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help=(
             "Collect the class's locked predictions for /instructor in this database: sqlite:///class.db "
             "(all processes on one machine) or postgresql+psycopg://user:password@host/db. Default: off."
+        ),
+    )
+    parser.add_argument(
+        "--embed-from",
+        type=_origins,
+        default=os.environ.get("EMBED_FROM", frame_headers.ANY_ORIGIN),
+        metavar="ORIGINS",
+        help=(
+            "The sites that may show /embed/<lab> in a frame: origins separated by spaces or commas, "
+            "e.g. https://course.example.edu (sent as Content-Security-Policy: frame-ancestors). Default: * (any)."
         ),
     )
     return parser.parse_args(argv)  # argparse runs string defaults (from the environment) through type too
@@ -175,6 +194,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(f"Cannot start on {args.address}:{args.port}: {error.strerror or error}")
     # Tried before Panel's routes: Bokeh's Server keeps its tornado.web.Application as ``_tornado``.
     server._tornado.add_handlers(r".*", url_rules() + compression.ROUTES)
+    # Who may frame which page, set on every response (app.web.frame_headers).
+    server._tornado.add_transform(frame_headers.transform(args.embed_from))
     server.io_loop.asyncio_loop.set_exception_handler(ignore_closed_websockets)
     server.start()
     own = "127.0.0.1" if args.address in ("", "0.0.0.0", "::") else args.address

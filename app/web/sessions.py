@@ -28,6 +28,7 @@ from tornado.httputil import HTTPServerRequest
 
 from app.course.library import lessons
 from app.upstream.collector import mark_shared, track_session
+from app.web.frame_headers import EMBED_PREFIX
 from labs.registry import registrations
 
 
@@ -50,13 +51,17 @@ def page_key(request: HTTPServerRequest) -> tuple[str, str]:
     Returns
     -------
     tuple of str
-        ``(path, slug)`` for a known lesson or lab, ``(path, "")`` for anything else.
+        ``(path, slug)`` for a known lesson or lab, ``("/embed/", slug)`` for a lab to embed,
+        ``(path, "")`` for anything else.
     """
     path = request.path.rstrip("/")
     if path in ("/lesson", "/lab"):
         asked = (request.arguments.get("id") or [b""])[0].decode("utf-8", "replace")
         known = {lesson.slug for lesson in lessons()} if path == "/lesson" else {lab.slug for lab in registrations()}
         return (request.path, asked if asked in known else "")
+    if path.startswith(EMBED_PREFIX):  # /embed/<slug>: one key per lab, one for anything else
+        slug = path[len(EMBED_PREFIX) :]
+        return (EMBED_PREFIX, slug if slug in {lab.slug for lab in registrations()} else "")
     return (request.path, "")
 
 
@@ -107,7 +112,10 @@ def counted(build: Callable[[], object]) -> Callable[[], object]:
         BuildCounter.built += 1
         doc = pn.state.curdoc
         if doc is not None:
-            doc._template_variables.setdefault("dist_url", LOCAL_DIST)
+            # as Panel words it where it writes the page's HTML (panel.io.server): one "../" per folder of
+            # the page's path (state.rel_path), so /embed/<lab>'s stylesheets are found too
+            rel_path = pn.state.rel_path
+            doc._template_variables.setdefault("dist_url", f"{rel_path}/{LOCAL_DIST}" if rel_path else LOCAL_DIST)
         built = build()
         if doc is not None and doc.session_context is not None:
             track_session(doc)  # after build(): its freeze runs after the page's own onload pieces

@@ -71,11 +71,14 @@ class CourseTemplate(pn.template.BootstrapTemplate):
     # the server in a message per property as every page opens, is left out (``panel.io.location``).
     location = param.Boolean(default=False, readonly=True, doc="Whether Panel adds its Location model (never).")
 
+    bare = param.Boolean(default=False, doc="A frame for another site to embed: no <header> (course.html).")
+
     def _update_vars(self, *args) -> None:
         """Panel's template variables, ``course_scripts`` and ``early_connection`` (set where Panel sets its own)."""
         super()._update_vars(*args)
         self._render_variables["course_scripts"] = course_scripts
         self._render_variables["early_connection"] = early_connection.script_html
+        self._render_variables["bare"] = self.bare
 
     def _init_doc(
         self,
@@ -100,7 +103,9 @@ class CourseTemplate(pn.template.BootstrapTemplate):
             return super()._init_doc(doc, comm, title, notebook, location)
 
 
-def page(title: str, main: object, intro: str = "", extra_html: str = "", back: bool = True) -> CourseTemplate:
+def page(
+    title: str, main: object, intro: str = "", extra_html: str = "", back: bool = True, bare: bool = False
+) -> CourseTemplate:
     """Wrap ``main`` in the course's page frame.
 
     Parameters
@@ -115,6 +120,10 @@ def page(title: str, main: object, intro: str = "", extra_html: str = "", back: 
         Optional trusted HTML shown under the heading (navigation, notices); one pane with it.
     back : bool
         Whether the page links back to the index above its heading (the index itself does not).
+    bare : bool
+        A frame for another site to embed (``/embed/<lab>``): no site header, no skip link, a smaller
+        heading; ``extra_html`` then follows the heading on its line. The page is the same otherwise
+        (template, scripts, ``<main>``, the connection notice).
 
     Returns
     -------
@@ -139,17 +148,26 @@ def page(title: str, main: object, intro: str = "", extra_html: str = "", back: 
         busy_indicator=None,
         # Without it a phone lays the page out about 980 px wide and shrinks it to a third.
         meta_viewport="width=device-width, initial-scale=1",
+        bare=bare,
     )
-    heading = pn.pane.HTML(
-        ('<nav aria-label="Course"><a href="./">← All lessons and labs</a></nav>' if back else "")
-        + f"<h1 style='font-size:1.7rem;margin:8px 0'>{html.escape(title)}</h1>"
-        + (f"<p>{html.escape(intro)}</p>" if intro else "")
-        + extra_html,
-        sizing_mode="stretch_width",
-    )
+    if bare:
+        heading = pn.pane.HTML(
+            "<div style='display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 16px'>"
+            f"<h1 style='font-size:1.2rem;margin:4px 0'>{html.escape(title)}</h1>{extra_html}</div>",
+            sizing_mode="stretch_width",
+        )
+    else:
+        heading = pn.pane.HTML(
+            ('<nav aria-label="Course"><a href="./">← All lessons and labs</a></nav>' if back else "")
+            + f"<h1 style='font-size:1.7rem;margin:8px 0'>{html.escape(title)}</h1>"
+            + (f"<p>{html.escape(intro)}</p>" if intro else "")
+            + extra_html,
+            sizing_mode="stretch_width",
+        )
     template.main.append(heading)
     template.main.append(main)
-    template.header.append(ConnectionWatch())  # the notice for a lost connection (one model per page)
+    # the notice for a lost connection (one model per page); a bare page has no header to hold it
+    (template.main if bare else template.header).append(ConnectionWatch())
     return template
 
 

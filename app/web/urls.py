@@ -8,7 +8,8 @@ gets Tornado's bare "404: Not Found". Here:
 - ``/x/`` (any page, any depth; not ``/`` itself) is redirected to ``/x``, query kept
   (:class:`TrailingSlashRedirect`);
 - ``/lesson`` and ``/lab`` whose ``id`` names nothing we have answer 404 with the course's own
-  page (:class:`UnknownId` routes them to :class:`NotFoundHandler` before Panel sees them);
+  page (:class:`UnknownId` routes them to :class:`NotFoundHandler` before Panel sees them), and so
+  does ``/embed/<slug>`` for a lab we do not have (:class:`UnknownEmbed`);
 - any other path no route matches answers the same 404 page (:class:`NotFoundHandler` as
   Tornado's ``default_handler_class``).
 
@@ -26,6 +27,7 @@ from tornado.routing import Matcher, PathMatches, Rule
 from tornado.web import RequestHandler
 
 from app.course.library import lessons
+from app.web.frame_headers import EMBED_PREFIX
 from app.web.not_found import missing_lab_html, missing_lesson_html, missing_page_html, not_found_page
 from labs.registry import registrations
 
@@ -90,7 +92,9 @@ class NotFoundHandler(RequestHandler):
         if self.kind == "lesson":
             title, body = "No such lesson", missing_lesson_html(first_argument(self.request, "id"), root)
         elif self.kind == "lab":
-            title, body = "No such lab", missing_lab_html(first_argument(self.request, "id"), root)
+            path = self.request.path
+            asked = unquote(path[len(EMBED_PREFIX) :], errors="replace") if path.startswith(EMBED_PREFIX) else None
+            title, body = "No such lab", missing_lab_html(asked or first_argument(self.request, "id"), root)
         else:
             title, body = "Page not found", missing_page_html(unquote(self.request.path, errors="replace"), root)
         self.set_status(404)
@@ -151,6 +155,28 @@ class UnknownId(Matcher):
         return {}
 
 
+class UnknownEmbed(Matcher):
+    """Match ``/embed/<slug>`` for a ``slug`` that is not one of :func:`lab_slugs` (the pages under it are Panel's)."""
+
+    def match(self, request: HTTPServerRequest) -> dict | None:
+        """``{}`` (route to the lab 404 page) for an unknown lab under ``/embed/``; None otherwise.
+
+        Parameters
+        ----------
+        request : tornado.httputil.HTTPServerRequest
+            The request.
+
+        Returns
+        -------
+        dict or None
+            Tornado's convention for a match (no path arguments) or no match.
+        """
+        head, slash, slug = request.path.partition(EMBED_PREFIX)
+        if head or not slash or "/" in slug or slug in lab_slugs():
+            return None
+        return {}
+
+
 @cache
 def lesson_slugs() -> frozenset[str]:
     """The ids ``/lesson?id=`` can show."""
@@ -175,4 +201,5 @@ def url_rules() -> list[Rule]:
         Rule(PathMatches(r"/.*[^/]/+$"), TrailingSlashRedirect),
         Rule(UnknownId("/lesson", lesson_slugs), NotFoundHandler, {"kind": "lesson"}),
         Rule(UnknownId("/lab", lab_slugs), NotFoundHandler, {"kind": "lab"}),
+        Rule(UnknownEmbed(), NotFoundHandler, {"kind": "lab"}),
     ]

@@ -1,5 +1,7 @@
 """A lab's standalone page, for any registered lab: ``/lab?id=<slug>``, and ``/<slug>`` under ``python -m app``.
 
+``python -m app`` also serves ``/embed/<slug>``: the lab alone, for another site to frame.
+
 ``panel serve app/course/pages/[!_]*.py app/classroom/pages/instructor.py app/trace/page/trace.py --plugins
 app.web.panel_plugin`` serves this file as ``/lab``, so every lab a
 package registers is reachable there too without a page file of its own.
@@ -7,21 +9,27 @@ package registers is reachable there too without a page file of its own.
 
 from __future__ import annotations
 
+import html
+
 import panel as pn
 
 from app.course.library import query_param
+from app.web.frame_headers import EMBED_PREFIX
 from app.web.not_found import missing_lab_html
 from app.web.shell import deferred, page
 from labs.registry import LabRegistration, registrations
 
 
-def build_lab_page(lab: LabRegistration) -> pn.template.base.BaseTemplate:
+def build_lab_page(lab: LabRegistration, embed: bool = False) -> pn.template.base.BaseTemplate:
     """Build one lab's standalone page for one session: a fresh model and view.
 
     Parameters
     ----------
     lab : LabRegistration
         The lab, as its package registers it.
+    embed : bool
+        The page another site frames, ``/embed/<slug>``: the same lab in a bare frame (no site
+        header, index link or intro), with a link "Open in Overlap Lab" to ``/<slug>``.
 
     Returns
     -------
@@ -32,16 +40,24 @@ def build_lab_page(lab: LabRegistration) -> pn.template.base.BaseTemplate:
     # (e.g. labs.ui.playback.PlaybackState) imported by then, and the deferred lab needs them. Without
     # this the first lab page a fresh `panel serve` process serves fails to show its lab.
     lab.view_class()
-    return page(lab.title, deferred(lab.page_view, sizing_mode="stretch_width"), intro=lab.intro)
+    view = deferred(lab.page_view, sizing_mode="stretch_width")
+    if embed:
+        # Relative, so it holds behind a proxy serving the course under a path of its own; a new tab,
+        # so the site that frames the lab stays where it is.
+        link = f'<a href="../{html.escape(lab.slug)}" target="_blank" rel="noopener">Open in Overlap Lab</a>'
+        return page(lab.title, view, extra_html=link, back=False, bare=True)
+    return page(lab.title, view, intro=lab.intro)
 
 
-def page_builder(lab: LabRegistration):
-    """The page function ``pn.serve`` calls for every session of ``/<slug>``.
+def page_builder(lab: LabRegistration, embed: bool = False):
+    """The page function ``pn.serve`` calls for every session of ``/<slug>`` (or ``/embed/<slug>``).
 
     Parameters
     ----------
     lab : LabRegistration
         The lab.
+    embed : bool
+        Whether it builds the page to embed (:func:`build_lab_page`).
 
     Returns
     -------
@@ -50,15 +66,20 @@ def page_builder(lab: LabRegistration):
     """
 
     def build() -> pn.template.base.BaseTemplate:
-        return build_lab_page(lab)
+        return build_lab_page(lab, embed=embed)
 
-    build.__name__ = build.__qualname__ = f"build_{lab.slug}_page"
+    build.__name__ = build.__qualname__ = f"build_{lab.slug}_{'embed' if embed else 'page'}"
     return build
 
 
 def lab_routes() -> dict[str, object]:
     """``/lab`` (``?id=<slug>``) and a short ``/<slug>`` for every registered lab, each with its page function."""
     return {"/lab": build, **{f"/{lab.slug}": page_builder(lab) for lab in registrations()}}
+
+
+def embed_routes() -> dict[str, object]:
+    """``/embed/<slug>`` for every registered lab: the lab in a bare frame for another site's ``<iframe>``."""
+    return {f"{EMBED_PREFIX}{lab.slug}": page_builder(lab, embed=True) for lab in registrations()}
 
 
 def build() -> pn.template.base.BaseTemplate:

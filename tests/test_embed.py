@@ -1,0 +1,121 @@
+"""``/embed/<lab>`` and who may frame which page, over HTTP against ``python -m app`` (and the pieces alone)."""
+
+from __future__ import annotations
+
+import pytest
+from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+
+from app.course.content import load_lessons
+from app.web import frame_headers
+from app.web.not_found import missing_lab_html
+from app.web.server import parse_args, routes
+from app.web.sessions import page_key
+from labs.registry import registrations
+from tests.test_urls import assert_course_404, fetch
+
+LABS = registrations()
+
+
+# -- the pieces, without a server ---------------------------------------------------------------
+
+
+def test_every_lab_has_an_embed_route():
+    paths = routes()
+    for lab in LABS:
+        assert f"/embed/{lab.slug}" in paths
+
+
+def test_embed_pages_share_one_bounded_session_key_per_lab():
+    def key(uri: str) -> tuple[str, str]:
+        return page_key(
+            HTTPServerRequest(
+                start_line=RequestStartLine("GET", uri, "HTTP/1.1"), headers=HTTPHeaders({"Host": "localhost"})
+            )
+        )
+
+    for lab in LABS:
+        assert key(f"/embed/{lab.slug}") == ("/embed/", lab.slug)
+        assert key(f"/embed/{lab.slug}?x=1") == ("/embed/", lab.slug)
+    assert key("/embed/made-up") == key("/embed/another") == ("/embed/", "")
+
+
+@pytest.mark.parametrize(
+    ("given", "sources"),
+    [
+        ("*", "*"),
+        ("https://a.example.edu", "https://a.example.edu"),
+        ("https://a.example.edu, https://b.example.edu:8443", "https://a.example.edu https://b.example.edu:8443"),
+        ("https://a.example.edu  http://localhost:8000", "https://a.example.edu http://localhost:8000"),
+        ("https://*.example.edu", "https://*.example.edu"),
+        ("'none'", "'none'"),
+    ],
+)
+def test_embed_from_takes_origins_separated_by_spaces_or_commas(given, sources):
+    assert frame_headers.parse_origins(given) == sources
+    assert parse_args(["--embed-from", given]).embed_from == sources
+
+
+@pytest.mark.parametrize("bad", ["", " , ", "https://a.example.edu; script-src *", "'unsafe-inline'", "a\nb c\x00"])
+def test_embed_from_refuses_what_is_not_an_origin(bad, capsys):
+    with pytest.raises(ValueError):
+        frame_headers.parse_origins(bad)
+    with pytest.raises(SystemExit) as stop:
+        parse_args(["--embed-from", bad])
+    assert stop.value.code == 2
+    assert "--embed-from" in capsys.readouterr().err
+
+
+def test_embed_from_defaults_to_any_site(monkeypatch):
+    monkeypatch.delenv("EMBED_FROM", raising=False)
+    assert parse_args([]).embed_from == "*"
+
+
+def test_frame_headers_per_path():
+    origins = "https://a.example.edu"
+    assert frame_headers.frame_headers("/embed/queue", origins) == {
+        "Content-Security-Policy": "frame-ancestors https://a.example.edu"
+    }
+    denied = {"Content-Security-Policy": "frame-ancestors 'none'", "X-Frame-Options": "DENY"}
+    for path in ("/instructor", "/instructor/export.csv", "/instructor/rounds.json"):
+        assert frame_headers.frame_headers(path, origins) == denied
+    for path in ("/", "/queue", "/lesson", "/instructors", "/embed"):
+        assert frame_headers.frame_headers(path, origins) == {}
+
+
+# -- against the live server ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lab", LABS, ids=[lab.slug for lab in LABS])
+def test_embed_page_is_the_lab_in_a_bare_frame_any_site_may_show(live_server, lab):
+    reply = fetch(f"{live_server.url}/embed/{lab.slug}")
+    assert reply.status == 200
+    assert reply.headers["Content-Security-Policy"] == "frame-ancestors *"
+    assert "X-Frame-Options" not in reply.headers
+    assert f"<title>{lab.title}</title>" in reply.body
+    assert "<header" not in reply.body, "no site header on an embedded lab"
+    assert "<main" in reply.body
+    assert lab.intro not in reply.body
+
+
+@pytest.mark.parametrize("path", ["/instructor", "/instructor/export.csv", "/instructor/rounds.json"])
+def test_instructor_pages_may_not_be_framed(live_server, path):
+    reply = fetch(live_server.url + path)
+    assert reply.headers["Content-Security-Policy"] == "frame-ancestors 'none'"
+    assert reply.headers["X-Frame-Options"] == "DENY"
+
+
+@pytest.mark.parametrize("path", ["/", "/queue", "/lab?id=queue", "/lesson?id=" + load_lessons()[0].slug, "/trace"])
+def test_other_pages_keep_their_headers(live_server, path):
+    reply = fetch(live_server.url + path)
+    assert reply.status == 200
+    assert "Content-Security-Policy" not in reply.headers
+    assert "X-Frame-Options" not in reply.headers
+
+
+def test_an_unknown_embedded_lab_is_the_lab_404(live_server):
+    embed = fetch(f"{live_server.url}/embed/no-such-lab")
+    lab = fetch(f"{live_server.url}/lab?id=no-such-lab")
+    assert_course_404(embed, "No such lab")
+    assert_course_404(lab, "No such lab")
+    assert missing_lab_html("no-such-lab", "../") in embed.body
+    assert embed.body.replace("../", "./") == lab.body.replace("../", "./")
