@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import html
+from urllib.parse import urlencode
+
 import pytest
 from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 
 from app.course.content import load_lessons
+from app.course.pages.lesson import embed_link_html, lesson_view
+from app.course.progress import ProgressStore
 from app.web import frame_headers
-from app.web.not_found import missing_lab_html
+from app.web.not_found import missing_exercise_html, missing_lab_html
 from app.web.server import parse_args, routes
 from app.web.sessions import page_key
 from labs.registry import registrations
 from tests.test_urls import assert_course_404, fetch
 
 LABS = registrations()
+LESSONS = load_lessons()
 
 
 # -- the pieces, without a server ---------------------------------------------------------------
@@ -37,6 +43,38 @@ def test_embed_pages_share_one_bounded_session_key_per_lab():
         assert key(f"/embed/{lab.slug}") == ("/embed/", lab.slug)
         assert key(f"/embed/{lab.slug}?x=1") == ("/embed/", lab.slug)
     assert key("/embed/made-up") == key("/embed/another") == ("/embed/", "")
+    lesson = LESSONS[0]
+    for exercise in lesson.exercises:
+        path = f"/embed/lesson?id={lesson.slug}&exercise={exercise.id}"
+        assert key(path) == key(path + "&x=1") == ("/embed/lesson", f"{lesson.slug}/{exercise.id}")
+    made_up = {key(f"/embed/lesson?id={lesson.slug}&exercise=no-{n}") for n in range(5)}
+    made_up |= {key(f"/embed/lesson?id=no-{n}&exercise={lesson.exercises[0].id}") for n in range(5)}
+    assert made_up == {("/embed/lesson", "")}
+
+
+def test_an_embedded_exercise_is_only_that_exercise_started_beside_its_lab():
+    lesson = LESSONS[0]
+    exercise = lesson.exercises[1]
+    progress = ProgressStore()
+    view = lesson_view(lesson, exercise.id, progress, alone=True)
+    text = view.objects[0]
+    assert [kind for kind, _ in text.order] == ["card"], "no prose, no links to other lessons"
+    (card,) = text._cards
+    assert card.label == f"Exercise: {exercise.title}"
+    assert card.active, "started, as a lesson link naming the exercise starts it"
+    assert not card.scroll_into_view, "nothing to scroll past in a frame"
+    whole = lesson_view(lesson, exercise.id, ProgressStore())
+    assert len(whole.objects[0]._cards) == len(lesson.exercises)
+    assert whole.objects[0]._cards[1].scroll_into_view
+
+
+def test_an_embedded_exercise_links_to_it_in_its_lesson_in_a_new_tab():
+    lesson = LESSONS[0]
+    exercise = lesson.exercises[0]
+    link = embed_link_html(lesson, exercise)
+    assert f'href="../lesson?id={lesson.slug}&amp;exercise={exercise.id}"' in link
+    assert 'target="_blank"' in link
+    assert 'rel="noopener"' in link
 
 
 @pytest.mark.parametrize(
@@ -95,6 +133,37 @@ def test_embed_page_is_the_lab_in_a_bare_frame_any_site_may_show(live_server, la
     assert "<header" not in reply.body, "no site header on an embedded lab"
     assert "<main" in reply.body
     assert lab.intro not in reply.body
+
+
+@pytest.mark.parametrize("exercise", [LESSONS[0].exercises[0], LESSONS[-1].exercises[-1]], ids=lambda e: e.id)
+def test_an_embedded_exercise_is_in_a_bare_frame_any_site_may_show(live_server, exercise):
+    lesson = next(lesson for lesson in LESSONS if exercise in lesson.exercises)
+    reply = fetch(f"{live_server.url}/embed/lesson?id={lesson.slug}&exercise={exercise.id}")
+    assert reply.status == 200
+    assert reply.headers["Content-Security-Policy"] == "frame-ancestors *"
+    assert f"<title>{lesson.title}</title>" in reply.body
+    assert "<header" not in reply.body
+
+
+def test_an_embedded_exercise_of_an_unknown_lesson_is_the_lesson_404(live_server):
+    exercise = LESSONS[0].exercises[0].id
+    for query in (f"id=no-such-lesson&exercise={exercise}", f"exercise={exercise}", ""):
+        reply = fetch(f"{live_server.url}/embed/lesson?{query}")
+        assert_course_404(reply, "No such lesson")
+        assert reply.headers["Content-Security-Policy"] == "frame-ancestors *"
+
+
+def test_an_unknown_exercise_of_an_embedded_lesson_lists_the_lessons_exercises(live_server):
+    lesson = LESSONS[1]
+    for asked in ("no-such-exercise", "<b>x</b>", ""):
+        reply = fetch(f"{live_server.url}/embed/lesson?" + urlencode({"id": lesson.slug, "exercise": asked}))
+        assert_course_404(reply, "No such exercise")
+        assert missing_exercise_html(lesson.slug, asked, "../") in reply.body
+        assert "<b>x</b>" not in reply.body
+    for exercise in lesson.exercises:  # each listed, linked to its own embedded page
+        linked = urlencode({"id": lesson.slug, "exercise": exercise.id})
+        assert f'href="../embed/lesson?{html.escape(linked)}"' in reply.body
+        assert f"{html.escape(exercise.title)}</a>" in reply.body
 
 
 @pytest.mark.parametrize("path", ["/instructor", "/instructor/export.csv", "/instructor/rounds.json"])

@@ -7,17 +7,27 @@ cross-origin to it as a course site's would be.
 from __future__ import annotations
 
 import html
+import json
+import re
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlencode
 
 import pytest
-from playwright.sync_api import expect
+from playwright.sync_api import FrameLocator, Locator, Page, expect
 
+from app.course.catalog import lab_kinds
+from app.course.content import load_lessons
 from devtools.ports import free_port
+from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.student import reading, wait_for_reading
+from tests.test_lessons_browser import work_exercise
 
 pytestmark = pytest.mark.browser
+
+EMBEDDED = next((lesson, e) for lesson in load_lessons() for e in lesson.exercises if e.lab == "queue")
+"""An exercise to frame: the first on the queue lab (quick to run)."""
 
 OTHER_SITE = "127.0.0.2"
 
@@ -83,6 +93,57 @@ def test_another_site_frames_the_queue_lab_and_steps_it(page, other_site, live_s
     before = reading(lab, "t")
     lab.get_by_role("button", name="Step").click()
     wait_for_reading(lab, "t", before + 1)
+
+
+def frame_the_exercise(page: Page, other_site: OtherSite, live_server) -> tuple[FrameLocator, Locator, Locator]:
+    """Open a page of the other site framing :data:`EMBEDDED`; the frame, its lab and its exercise."""
+    lesson, exercise = EMBEDDED
+    src = f"{live_server.url}/embed/lesson?" + urlencode({"id": lesson.slug, "exercise": exercise.id})
+    page.goto(other_site.framing("/exercise.html", src, f"Exercise: {exercise.title}"))
+    frame = page.frame_locator("iframe")
+    lab = frame.get_by_role("region", name=lab_kinds()[exercise.lab].title)
+    region = frame.get_by_role("region", name=f"Exercise: {exercise.title}")
+    expect(lab.get_by_role("status").first).to_contain_text("t = ")
+    return frame, lab, region
+
+
+def test_another_site_frames_an_exercise_and_the_student_does_it(page, other_site, live_server):
+    lesson, exercise = EMBEDDED
+    frame, lab, region = frame_the_exercise(page, other_site, live_server)
+    expect(frame.get_by_role("region", name=re.compile("^Exercise: "))).to_have_count(1)
+    expect(frame.get_by_role("navigation", name="Lessons, end of page")).to_have_count(0)
+    expect(frame.get_by_role("link", name="Open in Overlap Lab")).to_have_attribute(
+        "href", "../lesson?" + urlencode({"id": lesson.slug, "exercise": exercise.id})
+    )
+    work_exercise(lab, region, exercise, exercise.answer, use_play=True)
+    expect(region.get_by_role("status")).to_contain_text("Correct")
+    # Playwright's contexts are private windows, which refuse storage to a framed page: the student is told.
+    expect(region).to_contain_text("This browser keeps no progress for this page")
+
+
+def test_an_embedded_exercise_keeps_progress_where_the_browser_allows_it(browser, other_site, live_server, tmp_path):
+    """In a browser profile (not a private window) the framed page keeps progress across a reload."""
+    options: dict = {"args": CHROMIUM_ARGS, "base_url": live_server.url}
+    if CHROMIUM.exists():
+        options["executable_path"] = str(CHROMIUM)
+    # Chromium's own setting "Allow third-party cookies" (Chrome's default outside private windows), which
+    # decides whether a framed page may use its storage: written where the profile keeps its preferences.
+    preferences = tmp_path / "profile" / "Default" / "Preferences"
+    preferences.parent.mkdir(parents=True)
+    preferences.write_text(json.dumps({"profile": {"cookie_controls_mode": 0, "block_third_party_cookies": False}}))
+    context = browser.browser_type.launch_persistent_context(tmp_path / "profile", **options)
+    try:
+        page = context.new_page()
+        lesson, exercise = EMBEDDED
+        _, lab, region = frame_the_exercise(page, other_site, live_server)
+        work_exercise(lab, region, exercise, exercise.answer, use_play=False)
+        expect(region.get_by_role("status")).to_contain_text("Correct")
+        expect(region).not_to_contain_text("keeps no progress")
+        page.reload()  # the framing page again: the frame's own storage kept the result
+        _, _, region = frame_the_exercise(page, other_site, live_server)
+        expect(region).to_contain_text("You got this right before")
+    finally:
+        context.close()
 
 
 def test_a_site_framing_the_instructor_page_is_refused(browser, other_site, live_server):

@@ -84,6 +84,11 @@ def open_exercise_from_index(page: Page, lesson: Lesson, exercise: Exercise) -> 
 
 def do_exercise(page: Page, lesson: Lesson, exercise: Exercise, prediction: float, use_play: bool) -> Locator:
     lab, region = open_exercise_from_index(page, lesson, exercise)
+    return work_exercise(lab, region, exercise, prediction, use_play)
+
+
+def work_exercise(lab: Locator, region: Locator, exercise: Exercise, prediction: float, use_play: bool) -> Locator:
+    """Do an open exercise's steps as a student would, predicting ``prediction``; the exercise's region."""
     model_class = lab_kinds()[exercise.lab].model
     loads = getattr(model_class, "play_words", "")  # the sample trace: Load the sample trace is its Play
     play = lab.get_by_role("button", name=loads or "Play")

@@ -171,7 +171,8 @@ def test_a_hostile_path_is_escaped(live_server):
 
 def test_every_page_still_answers_200(live_server):
     paths = ["/", *(f"/lesson?id={lesson.slug}" for lesson in LESSONS), *(f"/lab?id={lab.slug}" for lab in LABS)]
-    paths += [path for path in routes() if path not in ("/", "/lesson", "/lab")]
+    paths += [path for path in routes() if path not in ("/", "/lesson", "/lab", "/embed/lesson")]
+    paths += [f"/embed/lesson?id={lesson.slug}&exercise={lesson.exercises[0].id}" for lesson in LESSONS]
     for path in paths:
         assert fetch(live_server.url + path).status == 200, path
 

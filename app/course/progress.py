@@ -22,6 +22,13 @@ class ProgressStore(JSComponent):
 
     completed = param.Dict(default={}, doc="Finished exercises by 'lesson/exercise' key.")
     loaded = param.Boolean(default=False, doc="True once the browser has sent what it stored.")
+    kept = param.Boolean(
+        default=True,
+        doc=(
+            "Whether the browser lets the page keep progress: False where it refuses its storage, as a "
+            "private window does to a page framed by another site."
+        ),
+    )
     class_on = param.Boolean(
         default=False, doc="Whether this page shares predictions with a class (then it sends the id)."
     )

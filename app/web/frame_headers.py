@@ -1,6 +1,7 @@
 """Who may show a page in a frame: the ``Content-Security-Policy: frame-ancestors`` and ``X-Frame-Options`` headers.
 
-- ``/embed/<lab>`` (a lab for another site's ``<iframe>``) may be framed by the origins given with
+- ``/embed/<lab>`` and ``/embed/lesson?id=…&exercise=…`` (a lab, or one exercise with its lab, for
+  another site's ``<iframe>``) may be framed by the origins given with
   ``python -m app --embed-from ORIGINS`` (default ``*``: any site);
 - ``/instructor`` and its data (``/instructor/...``) may be framed by no one
   (``frame-ancestors 'none'`` and, for browsers without CSP, ``X-Frame-Options: DENY``): a page
@@ -21,6 +22,8 @@ from tornado.httputil import HTTPHeaders, HTTPServerRequest
 from tornado.web import OutputTransform
 
 EMBED_PREFIX = "/embed/"
+EMBED_LESSON = EMBED_PREFIX + "lesson"
+"""One exercise of a lesson with its lab, to embed (``?id=<lesson>&exercise=<id>``)."""
 INSTRUCTOR = "/instructor"
 
 ANY_ORIGIN = "*"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 from functools import cache
 from pathlib import Path
+from urllib.parse import urlencode
 
 from app.course.library import lessons
 from labs.registry import registrations
@@ -97,13 +98,40 @@ def missing_lab_html(asked: str | None, root: str = "./") -> str:
     return _missing_html("lab", asked, lab_links(root))
 
 
-def _missing_html(kind: str, asked: str | None, links: str) -> str:
-    """An alert that no ``kind`` is called ``asked`` (shortened, escaped), then the ones there are."""
+def missing_exercise_html(lesson_slug: str, asked: str | None, root: str = "./") -> str:
+    """The message for an embedded exercise link naming no exercise of its lesson, with those there are.
+
+    Parameters
+    ----------
+    lesson_slug : str
+        A lesson we have.
+    asked : str, optional
+        The ``exercise`` the URL gave (None or empty if none).
+    root : str
+        Relative path from the page to the index's folder.
+
+    Returns
+    -------
+    str
+        HTML: an alert and the lesson's exercises, each linked to its embedded page.
+    """
+    lesson = next(item for item in lessons() if item.slug == lesson_slug)
+    items = "".join(
+        f'<li><a href="{root}embed/lesson?{html.escape(urlencode({"id": lesson.slug, "exercise": exercise.id}))}">'
+        f"{html.escape(exercise.title)}</a></li>"
+        for exercise in lesson.exercises
+    )
+    links = f'<ul aria-label="Exercises of {html.escape(lesson.title)}">{items}</ul>'
+    return _missing_html(f"exercise in “{html.escape(lesson.title)}”", asked, links, plural="exercises")
+
+
+def _missing_html(kind: str, asked: str | None, links: str, plural: str = "") -> str:
+    """An alert that no ``kind`` is called ``asked`` (shortened, escaped), then the ones there are (``plural``)."""
     if asked:
         said = f'There is no {kind} called <strong class="missing">{shorten(asked)}</strong>.'
     else:
         said = f"This link names no {kind}."
-    return f'<p role="alert">{said} The {kind}s are:</p>{links}'
+    return f'<p role="alert">{said} The {plural or kind + "s"} are:</p>{links}'
 
 
 def missing_page_html(path: str, root: str = "./") -> str:

@@ -24,6 +24,7 @@ from app.course.pages.lab import embed_routes, lab_routes
 from app.trace.page import trace
 from app.web import frame_headers, serving_settings
 from app.web.delivery import compression
+from app.web.frame_headers import EMBED_LESSON
 from app.web.health import HealthHandler
 from app.web.sessions import counted, enable_session_reuse, warm_up, warm_up_paths
 from app.web.urls import NotFoundHandler, url_rules
@@ -44,6 +45,7 @@ def routes() -> dict[str, object]:
         "/instructor": instructor.build,
         **lab_routes(),
         **embed_routes(),
+        EMBED_LESSON: lesson.build_embed,
     }
     return {path: counted(build) for path, build in pages.items()}
 

@@ -28,7 +28,7 @@ from tornado.httputil import HTTPServerRequest
 
 from app.course.library import lessons
 from app.upstream.collector import mark_shared, track_session
-from app.web.frame_headers import EMBED_PREFIX
+from app.web.frame_headers import EMBED_LESSON, EMBED_PREFIX
 from labs.registry import registrations
 
 
@@ -38,6 +38,10 @@ class BuildCounter:
     built = 0
     warm_ups = 0
     ready = False
+
+
+ARGUMENTS = ("id", "exercise")
+"""The query arguments that name an exercise to embed."""
 
 
 def page_key(request: HTTPServerRequest) -> tuple[str, str]:
@@ -52,6 +56,7 @@ def page_key(request: HTTPServerRequest) -> tuple[str, str]:
     -------
     tuple of str
         ``(path, slug)`` for a known lesson or lab, ``("/embed/", slug)`` for a lab to embed,
+        ``("/embed/lesson", "<lesson>/<exercise>")`` for an exercise to embed,
         ``(path, "")`` for anything else.
     """
     path = request.path.rstrip("/")
@@ -59,6 +64,10 @@ def page_key(request: HTTPServerRequest) -> tuple[str, str]:
         asked = (request.arguments.get("id") or [b""])[0].decode("utf-8", "replace")
         known = {lesson.slug for lesson in lessons()} if path == "/lesson" else {lab.slug for lab in registrations()}
         return (request.path, asked if asked in known else "")
+    if path == EMBED_LESSON:  # one key per exercise of a lesson, one for anything else
+        asked = tuple((request.arguments.get(name) or [b""])[0].decode("utf-8", "replace") for name in ARGUMENTS)
+        known = {(lesson.slug, exercise.id) for lesson in lessons() for exercise in lesson.exercises}
+        return (EMBED_LESSON, "/".join(asked) if asked in known else "")
     if path.startswith(EMBED_PREFIX):  # /embed/<slug>: one key per lab, one for anything else
         slug = path[len(EMBED_PREFIX) :]
         return (EMBED_PREFIX, slug if slug in {lab.slug for lab in registrations()} else "")
@@ -84,6 +93,9 @@ def warm_up_paths(routes: dict[str, object]) -> list[str]:
             paths += [f"/lesson?id={lesson.slug}" for lesson in lessons()]  # an unknown id is a 404 (app.web.urls)
         elif path == "/lab":
             paths += [f"/lab?id={lab.slug}" for lab in registrations()]
+        elif path == EMBED_LESSON:  # one exercise is enough to warm the code up; the others are built on demand
+            first = next(lesson for lesson in lessons() if lesson.exercises)
+            paths.append(f"{EMBED_LESSON}?id={first.slug}&exercise={first.exercises[0].id}")
         else:
             paths.append(path)
     return paths

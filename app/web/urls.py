@@ -9,7 +9,8 @@ gets Tornado's bare "404: Not Found". Here:
   (:class:`TrailingSlashRedirect`);
 - ``/lesson`` and ``/lab`` whose ``id`` names nothing we have answer 404 with the course's own
   page (:class:`UnknownId` routes them to :class:`NotFoundHandler` before Panel sees them), and so
-  does ``/embed/<slug>`` for a lab we do not have (:class:`UnknownEmbed`);
+  does ``/embed/<slug>`` for a lab we do not have (:class:`UnknownEmbed`), and
+  ``/embed/lesson`` for a lesson, or an exercise of it, we do not have (:class:`UnknownEmbeddedExercise`);
 - any other path no route matches answers the same 404 page (:class:`NotFoundHandler` as
   Tornado's ``default_handler_class``).
 
@@ -27,8 +28,14 @@ from tornado.routing import Matcher, PathMatches, Rule
 from tornado.web import RequestHandler
 
 from app.course.library import lessons
-from app.web.frame_headers import EMBED_PREFIX
-from app.web.not_found import missing_lab_html, missing_lesson_html, missing_page_html, not_found_page
+from app.web.frame_headers import EMBED_LESSON, EMBED_PREFIX
+from app.web.not_found import (
+    missing_exercise_html,
+    missing_lab_html,
+    missing_lesson_html,
+    missing_page_html,
+    not_found_page,
+)
 from labs.registry import registrations
 
 
@@ -82,7 +89,7 @@ class NotFoundHandler(RequestHandler):
         Parameters
         ----------
         kind : str
-            ``"lesson"``, ``"lab"`` or ``"page"``.
+            ``"lesson"``, ``"exercise"`` (of a lesson, to embed), ``"lab"`` or ``"page"``.
         """
         self.kind = kind
 
@@ -91,6 +98,13 @@ class NotFoundHandler(RequestHandler):
         root = root_of(self.request.path)
         if self.kind == "lesson":
             title, body = "No such lesson", missing_lesson_html(first_argument(self.request, "id"), root)
+        elif self.kind == "exercise":
+            title, body = (
+                "No such exercise",
+                missing_exercise_html(
+                    first_argument(self.request, "id"), first_argument(self.request, "exercise"), root
+                ),
+            )
         elif self.kind == "lab":
             path = self.request.path
             asked = unquote(path[len(EMBED_PREFIX) :], errors="replace") if path.startswith(EMBED_PREFIX) else None
@@ -172,15 +186,48 @@ class UnknownEmbed(Matcher):
             Tornado's convention for a match (no path arguments) or no match.
         """
         head, slash, slug = request.path.partition(EMBED_PREFIX)
-        if head or not slash or "/" in slug or slug in lab_slugs():
+        if head or not slash or "/" in slug or slug in lab_slugs() or request.path == EMBED_LESSON:
             return None
         return {}
+
+
+class UnknownEmbeddedExercise(Matcher):
+    """Match ``/embed/lesson`` whose ``id`` and ``exercise`` do not name a lesson and one of its exercises."""
+
+    def __init__(self, kind: str):
+        self.kind = kind
+
+    def match(self, request: HTTPServerRequest) -> dict | None:
+        """``{}`` (route to the 404 page) when the lesson (``kind="lesson"``) or its exercise is unknown.
+
+        Parameters
+        ----------
+        request : tornado.httputil.HTTPServerRequest
+            The request.
+
+        Returns
+        -------
+        dict or None
+            Tornado's convention for a match (no path arguments) or no match.
+        """
+        if request.path != EMBED_LESSON:
+            return None
+        slug = first_argument(request, "id")
+        if self.kind == "lesson":
+            return None if slug in lesson_slugs() else {}
+        return None if first_argument(request, "exercise") in exercise_ids().get(slug, ()) else {}
 
 
 @cache
 def lesson_slugs() -> frozenset[str]:
     """The ids ``/lesson?id=`` can show."""
     return frozenset(lesson.slug for lesson in lessons())
+
+
+@cache
+def exercise_ids() -> dict[str, frozenset[str]]:
+    """Each lesson's exercise ids (what ``/embed/lesson?id=…&exercise=`` can show)."""
+    return {lesson.slug: frozenset(exercise.id for exercise in lesson.exercises) for lesson in lessons()}
 
 
 @cache
@@ -202,4 +249,6 @@ def url_rules() -> list[Rule]:
         Rule(UnknownId("/lesson", lesson_slugs), NotFoundHandler, {"kind": "lesson"}),
         Rule(UnknownId("/lab", lab_slugs), NotFoundHandler, {"kind": "lab"}),
         Rule(UnknownEmbed(), NotFoundHandler, {"kind": "lab"}),
+        Rule(UnknownEmbeddedExercise("lesson"), NotFoundHandler, {"kind": "lesson"}),
+        Rule(UnknownEmbeddedExercise("exercise"), NotFoundHandler, {"kind": "exercise"}),
     ]

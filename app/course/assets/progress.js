@@ -20,8 +20,14 @@ function student() {
   }
   return id
 }
+function storable() {
+  // A private window (and a browser blocking third-party cookies) refuses storage to a page that
+  // another site frames: reading window.localStorage then throws.
+  try { return window.localStorage !== null } catch (error) { return false }
+}
 export function render({ model }) {
   const key = model.storage_key
+  if (!storable()) model.kept = false
   const merged = Object.assign(stored(key), model.completed)
   model.completed = merged
   if (model.class_on) model.student = student()  // no id is made or sent while no class is on

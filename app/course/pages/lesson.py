@@ -1,9 +1,14 @@
-"""A lesson page (``/lesson?id=<slug>[&exercise=<id>]``): lesson text beside its lab."""
+"""A lesson page (``/lesson?id=<slug>[&exercise=<id>]``): lesson text beside its lab.
+
+``python -m app`` also serves ``/embed/lesson?id=<slug>&exercise=<id>``: one exercise with its lab,
+for another site to frame (:func:`build_embed`).
+"""
 
 from __future__ import annotations
 
 import html
 from functools import partial
+from urllib.parse import urlencode
 
 import panel as pn
 import param
@@ -98,7 +103,11 @@ def lesson_heading_html(lesson: Lesson, exercise_id: str | None) -> str:
 
 
 def lesson_view(
-    lesson: Lesson, exercise_id: str | None, progress: ProgressStore, classroom: ClassShare | None = None
+    lesson: Lesson,
+    exercise_id: str | None,
+    progress: ProgressStore,
+    classroom: ClassShare | None = None,
+    alone: bool = False,
 ) -> pn.viewable.Viewable:
     """Build the lesson text, its exercises and its lab for one session.
 
@@ -112,6 +121,9 @@ def lesson_view(
         This browser's progress.
     classroom : ClassShare, optional
         The session's link to the class, when a class database is on.
+    alone : bool
+        Only the exercise ``exercise_id`` (already started) and its lab: no prose, no links to other
+        lessons (``/embed/lesson``).
 
     Returns
     -------
@@ -123,6 +135,8 @@ def lesson_view(
     parts: list[str | ExerciseCard] = []
     runners: list[ExerciseRunner] = []
     for part in lesson.parts:
+        if alone and not (isinstance(part, Exercise) and part.id == exercise_id):
+            continue
         if isinstance(part, Exercise):
             lab = shelf.view(part.lab) if part.lab == lesson.lab else None
             runner = ExerciseRunner(
@@ -140,12 +154,12 @@ def lesson_view(
             parts.append(_without_title(part, lesson.title))
     for runner in runners:
         if runner.exercise.id == exercise_id:
-            runner.card.scroll_into_view = True
+            runner.card.scroll_into_view = not alone
             runner.start()
     lab_slot = deferred(lambda: shelf.view(session.active_lab or lesson.lab), sizing_mode="stretch_width")
     text = LessonText(
         parts,
-        footer_html=_neighbours(lesson, "Lessons, end of page"),
+        footer_html="" if alone else _neighbours(lesson, "Lessons, end of page"),
         lab=lab_slot,
         sizing_mode="stretch_width",
     )
@@ -160,23 +174,76 @@ def lesson_view(
     return pn.Column(text, progress, sizing_mode="stretch_width")
 
 
-def build() -> pn.template.base.BaseTemplate:
-    """Build the lesson page the URL asks for, or a clear message if there is no such lesson."""
-    slug = query_param("id")
-    lesson = next((item for item in lessons() if item.slug == slug), None)
-    if lesson is None:  # under panel serve; python -m app answers these with a 404 page (app.web.urls)
-        return page("No such lesson", pn.pane.HTML(missing_lesson_html(slug), sizing_mode="stretch_width"))
+def _progress_and_class() -> tuple[ProgressStore, ClassShare | None]:
+    """The browser's progress, and the session's link to the class when a class database is on."""
     store = class_store()
     progress = ProgressStore(height=0, margin=0, class_on=store is not None)
     classroom = None
     if store is not None:
         classroom = ClassShare(store)
         progress.param.watch(lambda event: setattr(classroom, "student", event.new), "student")
+    return progress, classroom
+
+
+def build() -> pn.template.base.BaseTemplate:
+    """Build the lesson page the URL asks for, or a clear message if there is no such lesson."""
+    slug = query_param("id")
+    lesson = next((item for item in lessons() if item.slug == slug), None)
+    if lesson is None:  # under panel serve; python -m app answers these with a 404 page (app.web.urls)
+        return page("No such lesson", pn.pane.HTML(missing_lesson_html(slug), sizing_mode="stretch_width"))
+    progress, classroom = _progress_and_class()
     exercise_id = query_param("exercise")
     return page(
         lesson.title,
         lesson_view(lesson, exercise_id, progress, classroom),
         extra_html=lesson_heading_html(lesson, exercise_id),
+    )
+
+
+def embed_link_html(lesson: Lesson, exercise: Exercise) -> str:
+    """The embedded exercise's link to the same exercise in its lesson, in a new tab.
+
+    Parameters
+    ----------
+    lesson : Lesson
+        The lesson.
+    exercise : Exercise
+        One of its exercises.
+
+    Returns
+    -------
+    str
+        ``<a href="../lesson?id=…&exercise=…" target="_blank">Open in Overlap Lab</a>``: relative, so it
+        holds behind a proxy serving the course under a path of its own; a new tab, so the site that
+        frames the exercise stays where it is.
+    """
+    query = urlencode({"id": lesson.slug, "exercise": exercise.id})
+    return f'<a href="../lesson?{html.escape(query)}" target="_blank" rel="noopener">Open in Overlap Lab</a>'
+
+
+def build_embed() -> pn.template.base.BaseTemplate:
+    """Build ``/embed/lesson?id=<slug>&exercise=<id>``: one exercise, started, with its lab, in a bare frame.
+
+    Progress and predictions are kept as on the lesson page (the same browser storage, the same class);
+    a link names no exercise of a lesson (``python -m app`` answers that with a 404 page first,
+    :mod:`app.web.urls`): the message says so, as on a lesson page.
+    """
+    slug = query_param("id")
+    exercise_id = query_param("exercise")
+    lesson = next((item for item in lessons() if item.slug == slug), None)
+    if lesson is None:
+        return page("No such lesson", pn.pane.HTML(missing_lesson_html(slug), sizing_mode="stretch_width"), bare=True)
+    exercise = lesson.exercise(exercise_id) if exercise_id is not None else None
+    if exercise is None:
+        notice = lesson_heading_html(lesson, exercise_id or "")
+        return page(lesson.title, pn.pane.HTML(notice, sizing_mode="stretch_width"), bare=True)
+    progress, classroom = _progress_and_class()
+    return page(
+        lesson.title,
+        lesson_view(lesson, exercise.id, progress, classroom, alone=True),
+        extra_html=embed_link_html(lesson, exercise),
+        back=False,
+        bare=True,
     )
 
 
