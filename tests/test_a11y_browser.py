@@ -26,10 +26,11 @@ PAGES = [
     "/lesson?id=overlap&exercise=growth",
     "/lab?id=queue",
     *[f"/embed/{lab.slug}" for lab in registrations()],
+    "/embed/lesson?id=overlap&exercise=growth",
     "/trace",
     "/instructor",
 ]
-NOT_FOUND = ["/no-such-page", "/lesson?id=no-such-lesson"]
+NOT_FOUND = ["/no-such-page", "/lesson?id=no-such-lesson", "/embed/lesson?id=overlap&exercise=no-such-exercise"]
 
 # The element that has keyboard focus, looking through shadow roots (Panel and Bokeh use them).
 DEEP_FOCUS = """() => {

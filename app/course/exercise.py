@@ -57,6 +57,12 @@ class ExerciseRunner(Viewer):
     new_round = param.Boolean(
         default=False, doc="The instructor opened a new round since this prediction was shared: it may be made again."
     )
+    heading_level = param.Integer(
+        default=3,
+        bounds=(2, 6),
+        constant=True,
+        doc="The card's heading level: 3 in a lesson (under its sections), 2 alone under the page's heading.",
+    )
 
     def __init__(self, lab: Viewer | None = None, lab_provider: Callable[[], Viewer] | None = None, **params):
         super().__init__(**params)
@@ -342,7 +348,8 @@ class ExerciseRunner(Viewer):
             else:
                 items.append(f"<li>{text}</li>")
         parts = [
-            f"<h3>Exercise: {html.escape(spec.title)}</h3><p>{html.escape(spec.prompt)}</p>",
+            f"<h{self.heading_level}>Exercise: {html.escape(spec.title)}</h{self.heading_level}>"
+            f"<p>{html.escape(spec.prompt)}</p>",
             f'<ol class="steps" aria-label="Steps">{"".join(items)}</ol>',
         ]
         if self.notice:

@@ -20,7 +20,7 @@ from labs.ui.palette import inline
 CARD_CSS = inline("""
 section.exercise { border: 2px solid var(--ol-blue); border-radius: 8px; background: var(--ol-card-background);
   margin: 10px 0; padding: 4px 12px 8px; }
-section.exercise h3 { margin: 6px 0; }
+section.exercise h2, section.exercise h3 { margin: 6px 0; font-size: 1.17em; }
 ol.steps { padding-left: 1.4em; margin: 6px 0; }
 ol.steps li { margin: 2px 0; }
 ol.steps li.done { color: var(--ol-done-green); }

@@ -147,6 +147,7 @@ def lesson_view(
                 exercise=part,
                 lesson_slug=lesson.slug,
                 classroom=classroom,
+                heading_level=2 if alone else 3,
             )
             runners.append(runner)
             parts.append(runner.card)
