@@ -160,3 +160,14 @@ def test_a_site_framing_the_instructor_page_is_refused(browser, other_site, live
         expect(page.frame_locator('iframe[title="Instructor"]').get_by_role("button")).to_have_count(0)
     finally:
         context.close()
+
+
+def test_an_embedded_exercise_on_another_lab_than_its_lessons_brings_that_lab(page):
+    lesson, exercise = next(
+        (lesson, e) for lesson in load_lessons() for e in lesson.exercises if e.lab != lesson.lab and e.lab != "trace"
+    )
+    page.goto(page.base_url + "/embed/lesson?" + urlencode({"id": lesson.slug, "exercise": exercise.id}))
+    lab = page.get_by_role("region", name=lab_kinds()[exercise.lab].title)
+    expect(lab.get_by_role("status").first).to_contain_text("=")
+    expect(page.get_by_role("region", name=lab_kinds()[lesson.lab].title)).to_have_count(0)
+    expect(lab).to_contain_text("until you lock a prediction")
