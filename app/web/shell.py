@@ -104,7 +104,13 @@ class CourseTemplate(pn.template.BootstrapTemplate):
 
 
 def page(
-    title: str, main: object, intro: str = "", extra_html: str = "", back: bool = True, bare: bool = False
+    title: str,
+    main: object,
+    intro: str = "",
+    extra_html: str = "",
+    back: bool = True,
+    bare: bool = False,
+    tools: object | None = None,
 ) -> CourseTemplate:
     """Wrap ``main`` in the course's page frame.
 
@@ -124,6 +130,8 @@ def page(
         A frame for another site to embed (``/embed/<lab>``): no site header, no skip link, a smaller
         heading; ``extra_html`` then follows the heading on its line. The page is the same otherwise
         (template, scripts, ``<main>``, the connection notice).
+    tools : object, optional
+        A Panel object shown between the heading and ``main`` (a lab page's Share button).
 
     Returns
     -------
@@ -165,6 +173,8 @@ def page(
             sizing_mode="stretch_width",
         )
     template.main.append(heading)
+    if tools is not None:
+        template.main.append(tools)
     template.main.append(main)
     # the notice for a lost connection (one model per page); a bare page has no header to hold it
     (template.main if bare else template.header).append(ConnectionWatch())
