@@ -6,6 +6,7 @@ What the browser makes of them (absolute addresses, the snippet, copying) is in
 
 from __future__ import annotations
 
+import html
 import logging
 import re
 from collections.abc import Iterator
@@ -132,7 +133,8 @@ def test_every_lab_page_has_one_share_button_under_its_heading(lab, own):
     page = build_lab_page(lab)
     buttons = [item for item in page.main if isinstance(item, ShareButton)]
     assert len(buttons) == 1
-    assert list(page.main).index(buttons[0]) == 1  # right after the heading, before the lab
+    assert list(page.main).index(buttons[0]) == 0  # the heading itself, before the lab
+    assert f">{lab.title}</h1>" in buttons[0].heading_html and html.escape(lab.intro) in buttons[0].heading_html
     button = buttons[0]
     assert (button.link, button.embed) == lab_paths(lab.slug)
     assert button.frame_title == lab.title

@@ -1,8 +1,10 @@
 """The "Share" button: a page's link and the ``<iframe>`` snippet that embeds it, each with a copy button.
 
-A lab page (``/<slug>``, ``/lab?id=<slug>``) has one :class:`ShareButton` under its heading, and every
-exercise card of a lesson draws its own from :attr:`app.course.exercise_card.ExerciseCard.share` (the
-lesson text's module begins with the same browser code, :data:`SHARE_JS`; no model of its own).
+A lab page (``/<slug>``, ``/lab?id=<slug>``) shows its heading with a :class:`ShareButton` under it: one
+component in place of the heading's HTML pane, so the page's document gains one Bokeh model (a
+component is two: its own and its parameters' data model; the pane was one). Every exercise card of
+a lesson draws its own button from :attr:`app.course.exercise_card.ExerciseCard.share` (the lesson
+text's module begins with the same browser code, :data:`SHARE_JS`; no model of its own).
 
 The server says only which paths to share, relative to the course's root (:func:`lab_paths`,
 :func:`exercise_paths`); the browser makes them absolute, against the public URL when one is set
@@ -18,6 +20,8 @@ from __future__ import annotations
 
 import logging
 import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -183,22 +187,43 @@ class ShareButton(JSComponent):
     embed = param.String(default="", constant=True, doc="Its embed page, relative to the root; '' for none.")
     frame_title = param.String(default="", constant=True, doc="The <iframe>'s title, e.g. 'Queue lab'.")
     base = param.String(default="", constant=True, doc="The public URL; '' for the page's own address.")
-
-    _esm = SHARE_JS + (
-        "\nexport function render({ model }) {\n"
-        "  return shareWidget({ link: model.link, embed: model.embed, title: model.frame_title, base: model.base })\n"
-        "}\n"
+    heading_html = param.String(
+        default="", constant=True, doc="Trusted HTML shown above the button: the page's heading."
     )
+
+    _esm = SHARE_JS + "\nexport function render({ model }) {\n  return shareHeading(model)\n}\n"
 
     def __init__(self, **params):
         params.setdefault("base", public_url())
         params.setdefault("stylesheets", [SHARE_CSS])
-        params.setdefault("margin", (0, 10))
+        params.setdefault("sizing_mode", "stretch_width")
+        params.setdefault("margin", (5, 10))  # an HTML pane's, as the heading it stands for
         super().__init__(**params)
 
     @classmethod
-    def for_lab(cls, slug: str, title: str) -> ShareButton:
+    def for_lab(cls, slug: str, title: str, heading_html: str = "") -> ShareButton:
         """The Share button of lab ``slug``'s page, its embed code's ``<iframe>`` called ``title``.
+
+        Parameters
+        ----------
+        slug : str
+            The lab's URL name.
+        title : str
+            The lab's title ("Queue lab").
+        heading_html : str
+            The page's heading (trusted HTML), shown above the button.
+
+        Returns
+        -------
+        ShareButton
+            One component, in place of the heading's HTML pane.
+        """
+        link, embed = lab_paths(slug)
+        return cls(link=link, embed=embed, frame_title=title, heading_html=heading_html)
+
+    @classmethod
+    def heading(cls, slug: str, title: str) -> Callable[[str], ShareButton]:
+        """What :func:`app.web.shell.page` takes as ``heading``: lab ``slug``'s heading with its Share button.
 
         Parameters
         ----------
@@ -209,8 +234,7 @@ class ShareButton(JSComponent):
 
         Returns
         -------
-        ShareButton
-            One model.
+        callable
+            Makes the :class:`ShareButton` from the heading's HTML.
         """
-        link, embed = lab_paths(slug)
-        return cls(link=link, embed=embed, frame_title=title)
+        return partial(cls.for_lab, slug, title)

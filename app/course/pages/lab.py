@@ -48,7 +48,7 @@ def build_lab_page(lab: LabRegistration, embed: bool = False) -> pn.template.bas
         # so the site that frames the lab stays where it is.
         link = f'<a href="../{html.escape(lab.slug)}" target="_blank" rel="noopener">Open in Overlap Lab</a>'
         return page(lab.title, view, extra_html=link, back=False, bare=True)
-    return page(lab.title, view, intro=lab.intro, tools=ShareButton.for_lab(lab.slug, lab.title))
+    return page(lab.title, view, intro=lab.intro, heading=ShareButton.heading(lab.slug, lab.title))
 
 
 def page_builder(lab: LabRegistration, embed: bool = False):

@@ -1,5 +1,5 @@
-// The "Share" button (app/web/share.py): a lab page's ShareButton and every exercise card of the
-// lesson text (app/course/assets/lesson_text.js) draw it with shareWidget(). Plain functions, no
+// The "Share" button (app/web/share.py): a lab page's ShareButton (shareHeading) and every exercise
+// card of the lesson text (app/course/assets/lesson_text.js) draw it with shareWidget(). Plain functions, no
 // export: the file is put in front of each component's module, so its top-level names start with
 // "share". Under Node (tests/js/share.test.js) it exports the pure part.
 //
@@ -125,6 +125,14 @@ function shareWidget(options) {
     open(false)
     toggle.focus()
   })
+  return box
+}
+
+// A lab page's heading (trusted HTML from the server) with its Share button under it: ShareButton's view.
+function shareHeading(model) {
+  const box = document.createElement("div")
+  box.innerHTML = model.heading_html
+  box.append(shareWidget({ link: model.link, embed: model.embed, title: model.frame_title, base: model.base }))
   return box
 }
 
