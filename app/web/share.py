@@ -21,7 +21,6 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from functools import partial
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -201,27 +200,6 @@ class ShareButton(JSComponent):
         super().__init__(**params)
 
     @classmethod
-    def for_lab(cls, slug: str, title: str, heading_html: str = "") -> ShareButton:
-        """The Share button of lab ``slug``'s page, its embed code's ``<iframe>`` called ``title``.
-
-        Parameters
-        ----------
-        slug : str
-            The lab's URL name.
-        title : str
-            The lab's title ("Queue lab").
-        heading_html : str
-            The page's heading (trusted HTML), shown above the button.
-
-        Returns
-        -------
-        ShareButton
-            One component, in place of the heading's HTML pane.
-        """
-        link, embed = lab_paths(slug)
-        return cls(link=link, embed=embed, frame_title=title, heading_html=heading_html)
-
-    @classmethod
     def heading(cls, slug: str, title: str) -> Callable[[str], ShareButton]:
         """What :func:`app.web.shell.page` takes as ``heading``: lab ``slug``'s heading with its Share button.
 
@@ -235,6 +213,8 @@ class ShareButton(JSComponent):
         Returns
         -------
         callable
-            Makes the :class:`ShareButton` from the heading's HTML.
+            Makes the :class:`ShareButton` (one component, in place of the heading's HTML pane) from
+            the heading's HTML.
         """
-        return partial(cls.for_lab, slug, title)
+        link, embed = lab_paths(slug)
+        return lambda heading_html: cls(link=link, embed=embed, frame_title=title, heading_html=heading_html)
