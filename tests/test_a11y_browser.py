@@ -268,3 +268,23 @@ def test_exercise_buttons_show_a_focus_ring_of_three_to_one(page):
     expect(field).to_be_disabled()
     wait_until(lambda: page.evaluate(FOCUS_TAG) == "SECTION")  # Lock moves focus to its card, not to <body>
     assert region.evaluate("el => el.getAttribute('tabindex')") == "-1"
+
+
+@pytest.mark.parametrize(("path", "scope"), [("/queue", None), ("/lesson?id=overlap", "Exercise: Four in, three out")])
+def test_share_opened_from_the_keyboard_shows_its_focus_ring_and_axe_finds_nothing(page, path, scope):
+    wait_for_page(page, path)
+    where = page.get_by_role("region", name=scope) if scope else page.get_by_role("main")
+    share = where.get_by_role("button", name="Share", exact=True)
+    tab_to(page, share, limit=200)
+    width, colour = focus_ring(share)
+    assert width >= 2 and contrast(colour, (255, 255, 255)) >= 3, (width, colour)
+    page.keyboard.press("Enter")
+    expect(where.get_by_role("textbox", name="Embed code")).to_be_visible()
+    page.keyboard.press("Tab")  # to the Link field
+    page.keyboard.press("Tab")
+    copy = where.get_by_role("button", name="Copy link")
+    wait_until(lambda: is_focused(copy))
+    width, colour = focus_ring(copy)
+    assert width >= 2 and contrast(colour, (255, 255, 255)) >= 3, (width, colour)
+    violations = audit(page)
+    assert not violations, f"{path} with Share open:\n{describe(violations)}"

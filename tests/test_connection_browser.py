@@ -133,6 +133,8 @@ def test_a_lesson_survives_a_server_restart(phone_page: Page, restartable: Resta
     drafted.get_by_role("textbox", name="Your prediction").fill("1.5")
     drafted.get_by_role("button", name="Lock prediction").click()
     expect(drafted.get_by_role("textbox", name="Your prediction")).to_be_disabled()
+    drafted.get_by_role("button", name="Share", exact=True).click()  # its read-only Link is not a draft
+    expect(drafted.get_by_role("textbox", name="Link")).to_have_value(re.compile("exercise="))
     type_value(lab, re.compile("^Arrival rate"), "2.5")
     expect(page.get_by_role("region", name="Queue lab").get_by_label("M/M/1 reference")).to_contain_text(
         "ρ = λ/μ = 0.83"

@@ -22,6 +22,7 @@ from app.course.exercise_words import (
 )
 from app.course.lesson_text import LessonText
 from app.course.progress import ProgressStore
+from app.web.share import exercise_paths
 from labs.numbers import NotANumber, parse_number
 from labs.timed import TimedModel
 
@@ -79,6 +80,7 @@ class ExerciseRunner(Viewer):
             label=f"Exercise: {spec.title}",
             prediction_label=f"Your prediction ({spec.unit})" if spec.unit else "Your prediction",
             choices=list(spec.choices),
+            share=list(exercise_paths(self.lesson_slug, spec.id)) if self.lesson_slug else [],
         )
         if lab is not None:
             self._attach(lab)

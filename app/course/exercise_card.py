@@ -85,6 +85,12 @@ class ExerciseCard(param.Parameterized):
     explanation_html = param.String(default="", doc="Why, shown below the verdict once it is given.")
     class_html = param.String(default="", doc="The class line (shared with the instructor; 'class: …' after a reveal).")
     scroll_into_view = param.Boolean(default=False, doc="Scroll the card into view once drawn (a deep link).")
+    share = param.List(
+        default=[],
+        item_type=str,
+        doc="The Share button's link and embed paths, relative to the course's root (app.web.share.exercise_paths; "
+        "embed '' when the server has no embed pages); empty: no Share button.",
+    )
 
     def __init__(self, on_action: Callable[[dict], None] | None = None, **params):
         super().__init__(**params)

@@ -11,6 +11,8 @@ in-process, December 2026); here they are one ``JSComponent``:
   the lesson puts it. When one of its values changes, the component sends the cards' values again
   (``cards``: a list of values per card, in ``card_fields`` order; a few kB) and the page redraws
   only what changed;
+- each card with a :attr:`~app.course.exercise_card.ExerciseCard.share` has a "Share" button
+  (:mod:`app.web.share`'s browser code, drawn in the page: no model of its own);
 - a click on Lock or Start comes back as one message, ``{"card": i, "action": ..., "text": ...}``,
   and goes to that card.
 
@@ -31,6 +33,7 @@ import param
 from panel.custom import Child, JSComponent
 
 from app.course.exercise_card import CARD_CSS, CARD_FIELDS, ExerciseCard
+from app.web.share import SHARE_CSS, SHARE_JS, public_url
 from labs.ui.palette import inline
 from labs.ui.stage import PINNED_FROM
 
@@ -101,11 +104,14 @@ class LessonText(JSComponent):
     card_fields = param.List(default=list(CARD_FIELDS), constant=True, doc="What each entry of ``cards`` holds.")
     cards = param.List(default=[], doc="What each exercise card shows: its values in ``card_fields`` order.")
     lab = Child(default=None, allow_None=True, doc="The lesson's lab (what the active exercise uses), or None.")
+    share_base = param.String(
+        default="", constant=True, doc="The public URL the cards' Share links start with; '' for the page's address."
+    )
     side_by_side_from = param.Integer(
         default=SIDE_BY_SIDE_FROM, constant=True, doc="The window width (px) from which the lab stands beside the text."
     )
 
-    _esm = LESSON_TEXT_JS
+    _esm = SHARE_JS + "\n" + LESSON_TEXT_JS  # each card's Share button is app.web.share's widget
 
     def __init__(self, parts: list[str | ExerciseCard], footer_html: str = "", **params):
         """Lay out ``parts``: Markdown texts and cards, in order, then ``footer_html`` (trusted HTML) if any."""
@@ -123,7 +129,8 @@ class LessonText(JSComponent):
             order.append(["prose", len(prose)])
             prose.append(footer_html)
         params.setdefault("sizing_mode", "stretch_width")
-        params.setdefault("stylesheets", [PROSE_CSS, CARD_CSS, LAYOUT_CSS])
+        params.setdefault("stylesheets", [PROSE_CSS, CARD_CSS, SHARE_CSS, LAYOUT_CSS])
+        params.setdefault("share_base", public_url())
         params.setdefault("margin", (5, 10))  # a Markdown pane's, so the text lines up with the heading
         super().__init__(prose=prose, order=order, cards=[card.shown() for card in self._cards], **params)
         for index, card in enumerate(self._cards):

@@ -22,7 +22,7 @@ from app.course.library import lessons
 from app.course.pages import index, lesson
 from app.course.pages.lab import embed_routes, lab_routes
 from app.trace.page import trace
-from app.web import frame_headers, serving_settings
+from app.web import frame_headers, serving_settings, share
 from app.web.delivery import compression
 from app.web.frame_headers import EMBED_LESSON
 from app.web.health import HealthHandler
@@ -78,8 +78,16 @@ def _origins(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _public_url(text: str) -> str:
+    """An argparse type: ``--public-url`` (:func:`app.web.share.parse_public_url`)."""
+    try:
+        return share.parse_public_url(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Read the command line (and ``PORT``, ``ADDRESS``, ``ALLOW_WEBSOCKET_ORIGIN``, ``EMBED_FROM`` from the env).
+    """Read the command line (and ``PORT``, ``ADDRESS``, ``ALLOW_WEBSOCKET_ORIGIN``, ``EMBED_FROM``, ``PUBLIC_URL``).
 
     Parameters
     ----------
@@ -137,6 +145,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             "e.g. https://course.example.edu (sent as Content-Security-Policy: frame-ancestors). Default: * (any)."
         ),
     )
+    parser.add_argument(
+        "--public-url",
+        type=_public_url,
+        default=os.environ.get(share.PUBLIC_URL_ENV, ""),
+        metavar="URL",
+        help=(
+            "The address students use, behind a proxy (e.g. https://course.example.org/overlap/): "
+            "the Share buttons' links start with it. Default: the address the browser used."
+        ),
+    )
     return parser.parse_args(argv)  # argparse runs string defaults (from the environment) through type too
 
 
@@ -149,6 +167,8 @@ def main(argv: list[str] | None = None) -> None:
         Command-line arguments; see ``python -m app --help``.
     """
     args = parse_args(argv)
+    share.set_public_url(args.public_url)
+    share.set_own_server(True)  # the Share buttons may offer /<slug> and /embed/… (app.web.share)
     upstream.install()  # every library fix checked on these versions (app.upstream; docs/upstream-fixes.md)
     serving_settings.install()  # Bokeh's development checks off, unless the environment says (app.web.serving_settings)
     import_every_view()  # every lab's models known to every page, lazily opened labs included (app.course.catalog)

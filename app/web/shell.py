@@ -104,7 +104,13 @@ class CourseTemplate(pn.template.BootstrapTemplate):
 
 
 def page(
-    title: str, main: object, intro: str = "", extra_html: str = "", back: bool = True, bare: bool = False
+    title: str,
+    main: object,
+    intro: str = "",
+    extra_html: str = "",
+    back: bool = True,
+    bare: bool = False,
+    heading: Callable[[str], object] | None = None,
 ) -> CourseTemplate:
     """Wrap ``main`` in the course's page frame.
 
@@ -124,6 +130,9 @@ def page(
         A frame for another site to embed (``/embed/<lab>``): no site header, no skip link, a smaller
         heading; ``extra_html`` then follows the heading on its line. The page is the same otherwise
         (template, scripts, ``<main>``, the connection notice).
+    heading : callable, optional
+        Makes the component that shows the heading from its HTML, in place of an HTML pane (a lab
+        page's heading with its Share button, :meth:`app.web.share.ShareButton.heading`).
 
     Returns
     -------
@@ -151,20 +160,21 @@ def page(
         bare=bare,
     )
     if bare:
-        heading = pn.pane.HTML(
+        heading_html = (
             "<div style='display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 16px'>"
-            f"<h1 style='font-size:1.2rem;margin:4px 0'>{html.escape(title)}</h1>{extra_html}</div>",
-            sizing_mode="stretch_width",
+            f"<h1 style='font-size:1.2rem;margin:4px 0'>{html.escape(title)}</h1>{extra_html}</div>"
         )
     else:
-        heading = pn.pane.HTML(
+        heading_html = (
             ('<nav aria-label="Course"><a href="./">← All lessons and labs</a></nav>' if back else "")
             + f"<h1 style='font-size:1.7rem;margin:8px 0'>{html.escape(title)}</h1>"
             + (f"<p>{html.escape(intro)}</p>" if intro else "")
-            + extra_html,
-            sizing_mode="stretch_width",
+            + extra_html
         )
-    template.main.append(heading)
+    if heading is None:
+        template.main.append(pn.pane.HTML(heading_html, sizing_mode="stretch_width"))
+    else:
+        template.main.append(heading(heading_html))
     template.main.append(main)
     # the notice for a lost connection (one model per page); a bare page has no header to hold it
     (template.main if bare else template.header).append(ConnectionWatch())

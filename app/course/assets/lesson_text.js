@@ -1,7 +1,9 @@
 // A lesson's text (app/course/lesson_text.py): its prose and, between the paragraphs, each guided
 // exercise as plain HTML (steps, Start, prediction, Lock, feedback), and the lesson's lab. One
 // component for the whole text: the server sends each card's values (model.cards, in
-// model.card_fields order); the page sends one message per click, {card, action, text}.
+// model.card_fields order); the page sends one message per click, {card, action, text}. A card with
+// share paths ends with a Share button: shareWidget(), from app/web/assets/share.js, which the
+// component's module starts with.
 // On a wide screen the lab stands beside the text, pinned in a pane as high as the window; on a
 // narrow one it follows the active exercise's card (or the text, while none is active), so the
 // question and the picture are never a whole lesson apart.
@@ -10,7 +12,7 @@ let counter = 0
 // A list (a card's choices) arrives as a new array with every message: compare what it holds.
 const same = (a, b) => a === b || (Array.isArray(a) && Array.isArray(b) && JSON.stringify(a) === JSON.stringify(b))
 
-function drawCard(send) {
+function drawCard(send, shareBase) {
   const id = `prediction-${Date.now().toString(36)}-${counter++}`
   const section = document.createElement("section")
   section.className = "exercise"
@@ -55,6 +57,7 @@ function drawCard(send) {
   section.append(steps, begin, form, feedback, why, classLine)
 
   const card = {}
+  let shareBox = null
   form.addEventListener("submit", (event) => {
     event.preventDefault()
     if (card.locked) return
@@ -136,6 +139,14 @@ function drawCard(send) {
       classLine.hidden = !card.class_html
     },
     scroll_into_view: () => {},
+    share: () => {
+      if (shareBox) shareBox.remove()
+      shareBox = null
+      if (!card.share.length) return
+      const [link, embed] = card.share
+      shareBox = shareWidget({ link, embed, title: card.label, base: shareBase })
+      section.append(shareBox)
+    },
   }
   section.tabIndex = -1  // where focus goes when the focused Lock button is disabled
   // Draw what changed since last time, in the server's field order.
@@ -203,7 +214,7 @@ export function render({ model }) {
       parts.append(prose)
       footer = prose
     } else {
-      const card = drawCard((msg) => model.send_msg({ card: index, ...msg }))
+      const card = drawCard((msg) => model.send_msg({ card: index, ...msg }), model.share_base)
       cards[index] = card
       parts.append(card.section)
       footer = null

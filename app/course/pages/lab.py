@@ -16,6 +16,7 @@ import panel as pn
 from app.course.library import query_param
 from app.web.frame_headers import EMBED_PREFIX
 from app.web.not_found import missing_lab_html
+from app.web.share import ShareButton
 from app.web.shell import deferred, page
 from labs.registry import LabRegistration, registrations
 
@@ -29,7 +30,8 @@ def build_lab_page(lab: LabRegistration, embed: bool = False) -> pn.template.bas
         The lab, as its package registers it.
     embed : bool
         The page another site frames, ``/embed/<slug>``: the same lab in a bare frame (no site
-        header, index link or intro), with a link "Open in Overlap Lab" to ``/<slug>``.
+        header, index link or intro), with a link "Open in Overlap Lab" to ``/<slug>``. Otherwise the
+        page has a "Share" button under its heading (:class:`app.web.share.ShareButton`).
 
     Returns
     -------
@@ -46,7 +48,7 @@ def build_lab_page(lab: LabRegistration, embed: bool = False) -> pn.template.bas
         # so the site that frames the lab stays where it is.
         link = f'<a href="../{html.escape(lab.slug)}" target="_blank" rel="noopener">Open in Overlap Lab</a>'
         return page(lab.title, view, extra_html=link, back=False, bare=True)
-    return page(lab.title, view, intro=lab.intro)
+    return page(lab.title, view, intro=lab.intro, heading=ShareButton.heading(lab.slug, lab.title))
 
 
 def page_builder(lab: LabRegistration, embed: bool = False):

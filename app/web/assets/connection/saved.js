@@ -10,7 +10,7 @@ function snapshot() {
     const finished = isExercise(region) && inside.some((el) => el.getAttribute("role") === "status" && el.textContent.trim())
     for (const el of inside) {
       const name = controlName(el)
-      if (!name) continue
+      if (!name || el.readOnly) continue // read-only (a Share panel's Link): nothing the student typed
       if (el.tagName === "SELECT") {
         controls.push({ region: label, kind: "select", name, value: el.value })
       } else if (el.tagName === "INPUT" && el.type === "text") {
