@@ -63,9 +63,11 @@ def test_an_embedded_exercise_is_only_that_exercise_started_beside_its_lab():
     assert card.label == f"Exercise: {exercise.title}"
     assert card.active, "started, as a lesson link naming the exercise starts it"
     assert not card.scroll_into_view, "nothing to scroll past in a frame"
+    assert card.share == [], "no Share button where another site frames it"
     whole = lesson_view(lesson, exercise.id, ProgressStore())
     assert len(whole.objects[0]._cards) == len(lesson.exercises)
     assert whole.objects[0]._cards[1].scroll_into_view
+    assert whole.objects[0]._cards[1].share
 
 
 def test_an_embedded_exercise_links_to_it_in_its_lesson_in_a_new_tab():

@@ -120,6 +120,12 @@ def test_each_exercise_card_shares_its_own_link_and_embed_code(page: Page, live_
     # The shared link opens the lesson at that exercise, started.
     page.goto(link)
     expect(page.get_by_role("region", name=EXERCISE).get_by_role("textbox", name="Your prediction")).to_be_visible()
+    # The embed code's address opens that exercise alone, started, with no Share of its own.
+    page.goto(snippet_src(snippet))
+    region = page.get_by_role("region", name=EXERCISE)
+    expect(region.get_by_role("textbox", name="Your prediction")).to_be_visible()
+    expect(page.get_by_role("region", name=re.compile("^Exercise: "))).to_have_count(1)
+    expect(page.get_by_role("button", name="Share", exact=True)).to_have_count(0)
 
 
 def test_escape_in_a_card_closes_its_panel_and_focus_returns_to_its_share(page: Page, live_server):

@@ -64,6 +64,9 @@ class ExerciseRunner(Viewer):
         constant=True,
         doc="The card's heading level: 3 in a lesson (under its sections), 2 alone under the page's heading.",
     )
+    shareable = param.Boolean(
+        default=True, constant=True, doc="Whether the card has a Share button (not where another site frames it)."
+    )
 
     def __init__(self, lab: Viewer | None = None, lab_provider: Callable[[], Viewer] | None = None, **params):
         super().__init__(**params)
@@ -80,7 +83,7 @@ class ExerciseRunner(Viewer):
             label=f"Exercise: {spec.title}",
             prediction_label=f"Your prediction ({spec.unit})" if spec.unit else "Your prediction",
             choices=list(spec.choices),
-            share=list(exercise_paths(self.lesson_slug, spec.id)) if self.lesson_slug else [],
+            share=list(exercise_paths(self.lesson_slug, spec.id)) if self.lesson_slug and self.shareable else [],
         )
         if lab is not None:
             self._attach(lab)

@@ -148,6 +148,7 @@ def lesson_view(
                 lesson_slug=lesson.slug,
                 classroom=classroom,
                 heading_level=2 if alone else 3,
+                shareable=not alone,
             )
             runners.append(runner)
             parts.append(runner.card)
