@@ -28,6 +28,9 @@ INSTRUCTOR = "/instructor"
 
 ANY_ORIGIN = "*"
 
+NO_FRAMING = {"Content-Security-Policy": "frame-ancestors 'none'", "X-Frame-Options": "DENY"}
+"""The headers of a page no site may frame: CSP, and ``X-Frame-Options`` for browsers without CSP."""
+
 
 def parse_origins(text: str) -> str:
     """The ``frame-ancestors`` sources for ``--embed-from``: origins separated by spaces or commas.
@@ -77,7 +80,7 @@ def frame_headers(path: str, embed_from: str) -> dict[str, str]:
     if path.startswith(EMBED_PREFIX):
         return {"Content-Security-Policy": f"frame-ancestors {embed_from}"}
     if path == INSTRUCTOR or path.startswith(INSTRUCTOR + "/"):
-        return {"Content-Security-Policy": "frame-ancestors 'none'", "X-Frame-Options": "DENY"}
+        return dict(NO_FRAMING)
     return {}
 
 
