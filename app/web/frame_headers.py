@@ -11,7 +11,8 @@
 The headers are set on every response for those paths, whichever handler answers (Panel's page,
 the class's data, a 404), by one Tornado output transform added to the application
 (``tornado.web.Application.add_transform``, what Tornado's own ``compress_response`` uses): no
-handler of Panel's or Bokeh's is changed.
+handler of Panel's or Bokeh's is changed. The class's data handler (``app.classroom.http``) also
+sets :data:`NO_FRAMING` itself, for ``panel serve``, which runs no such transform.
 """
 
 from __future__ import annotations
