@@ -182,6 +182,7 @@ def test_nginx_keeps_the_brotli_copy_apart_and_never_keeps_gzip_for_a_browser_ta
     ("path", "status", "expected"),
     [
         ("/embed/queue", 200, {"Content-Security-Policy": ["frame-ancestors *"], "X-Frame-Options": []}),
+        (f"/embed/{EXERCISE[1:]}", 200, {"Content-Security-Policy": ["frame-ancestors *"], "X-Frame-Options": []}),
         ("/instructor", 200, {name: [value] for name, value in NO_FRAMING.items()}),
         ("/instructor/export.csv", 404, {name: [value] for name, value in NO_FRAMING.items()}),  # the class is off
         ("/queue", 200, {"Content-Security-Policy": [], "X-Frame-Options": []}),
