@@ -1,6 +1,6 @@
 # The hosted course page: the same app as `make serve`, for a whole class.
 #   docker build -t overlap-lab .
-#   docker run -p 5006:5006 -e ALLOW_WEBSOCKET_ORIGIN=course.example.org overlap-lab
+#   docker run -p 5006:5006 -e ALLOW_WEBSOCKET_ORIGIN=course.example.org -e EMBED_FROM=https://lms.example.edu overlap-lab
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -23,4 +23,6 @@ EXPOSE 5006
 
 # ALLOW_WEBSOCKET_ORIGIN: comma-separated host[:port] list the browsers use to reach the server
 # (the public host name behind a proxy). Without it, localhost:5006 and 127.0.0.1:5006 may connect.
+# EMBED_FROM: the course sites (origins, separated by spaces or commas) that may show /embed/<lab>
+# in a frame. Without it, any site may (*).
 CMD ["python", "-m", "app"]

@@ -23,12 +23,20 @@ on it also as it crossed the wire: deflated when the handshake agreed on permess
 figure computed with the server's compressor settings (DevTools reports frames inflated only; see
 ``bench/lib/traffic.py``). Prints one table.
 
-Usage: ``.venv/bin/python -m bench.page_bytes [--first overlap] [--second buckets] [--only app,bare]``
+With ``--pages /queue,/embed/queue`` it measures those pages instead of the lessons: each page in a
+fresh browser profile, the pages in turn (``first``: the first page listed meets a cold server), then
+each again in another fresh profile (``student 2``: server and nginx cache warm). A lab page is
+usable once its readout shows. Only ``python -m app`` and the cluster serve ``/<lab>`` and
+``/embed/<lab>``: ``--only app,cluster``.
+
+Usage: ``.venv/bin/python -m bench.page_bytes [--first overlap] [--second buckets] [--only app,bare]
+[--pages /queue,/embed/queue]``
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 
 from playwright.sync_api import Browser, Page, sync_playwright
@@ -45,9 +53,21 @@ REPEAT_BUDGET = 100_000
 """Design budget for a repeat visit (a second lesson, browser cache warm)."""
 
 
+class NotServed(Exception):
+    """A page the way of serving answers with an error (e.g. ``/embed/queue`` under ``panel serve``)."""
+
+
 def visit(page: Page, url: str, ready: Ready, end_visit: Callable[[], Visit]) -> Visit:
-    """Open ``url`` and wait until the page is usable and its requests are done."""
-    page.goto(url)
+    """Open ``url`` and wait until the page is usable and its requests are done.
+
+    Raises
+    ------
+    NotServed
+        When ``url`` answers with an HTTP error, rather than waiting for a page that never comes.
+    """
+    response = page.goto(url)
+    if response is None or not response.ok:
+        raise NotServed(f"{url}: HTTP {response.status if response else 'no response'}")
     wait_until_usable(page, ready, 120_000)
     return end_visit()
 
@@ -67,6 +87,69 @@ def measure(browser: Browser, server: Server, first: str, second: str) -> dict[s
     return results
 
 
+def measure_pages(browser: Browser, server: Server, paths: list[str]) -> dict[str, dict[str, Visit]]:
+    """Each page in a fresh profile, the pages in turn (``first``), then all again (``student 2``).
+
+    Parameters
+    ----------
+    browser : playwright.sync_api.Browser
+        A launched Chromium.
+    server : Server
+        The way of serving, running.
+    paths : list of str
+        The pages, e.g. ``["/queue", "/embed/queue"]``.
+
+    Returns
+    -------
+    dict of str to dict of str to Visit
+        Per path, its ``first`` and ``student 2`` visit.
+    """
+    results: dict[str, dict[str, Visit]] = {path: {} for path in paths}
+    for label in ("first", "student 2"):
+        for path in paths:
+            context = desktop_context(browser)
+            page = context.new_page()
+            try:
+                with recorder(context, page) as end_visit:
+                    results[path][label] = visit(page, server.base_url + path, server.ready, end_visit)
+            finally:
+                context.close()
+    return results
+
+
+def print_pages(rows: list[tuple[str, dict[str, dict[str, Visit]]]]) -> None:
+    """The table of ``--pages``: per way of serving and page, its two first visits.
+
+    Parameters
+    ----------
+    rows : list of (str, dict)
+        The way of serving's name and what :func:`measure_pages` returned.
+    """
+    print(f"Bytes on the wire (encoded, headers included) of a first visit; budget <= {kb(FIRST_BUDGET)} kB.")
+    header = (
+        f"{'way of serving':32s} {'page':14s} {'first kB':>9s} {'resp':>4s} {'gzip%':>5s} {'ws kB':>6s}"
+        f" {'ws in kB':>12s}  {'student 2 kB':>12s} {'resp':>4s} {'nginx HIT':>9s}  verdict"
+    )
+    print(header)
+    print("-" * len(header))
+    for name, pages in rows:
+        for path, visits in pages.items():
+            first, other = visits["first"], visits["student 2"]
+            share = 100 * first.gzipped_bytes / first.bytes if first.bytes else 0
+            verdict = "within" if max(first.bytes, other.bytes) <= FIRST_BUDGET else "OVER"
+            print(
+                f"{name:32s} {path:14s} {kb(first.bytes):>9s} {first.responses:>4d} {share:>5.0f}"
+                f" {kb(first.ws_bytes):>6s} {kb(first.ws_received) + ' / ' + kb(first.ws_received_wire):>12s}"
+                f"  {kb(other.bytes):>12s} {other.responses:>4d} {other.nginx_hits:>9d}  {verdict}"
+            )
+    print(
+        "first: each page in a fresh browser, in turn (the first page listed meets a cold server); student 2:"
+        " each page again in another fresh browser, server (and nginx cache) warm. ws kB: websocket payload"
+        " of the first visit, both ways, not in the other figures; ws in kB: what the page received on it,"
+        " payload / on the wire (deflated, computed: bench/lib/traffic.py)."
+    )
+
+
 def kb(value: int) -> str:
     """Bytes as kB (1000 bytes), one decimal."""
     return f"{value / 1000:,.1f}"
@@ -78,21 +161,42 @@ def main() -> None:
     parser.add_argument("--first", default="overlap", help="the lesson of the first visit")
     parser.add_argument("--second", default="buckets", help="the lesson of the repeat visit")
     parser.add_argument("--only", default=",".join(WAYS), help=f"comma-separated: {','.join(WAYS)}")
+    parser.add_argument(
+        "--pages", help="comma-separated paths measured instead of the lessons, e.g. /queue,/embed/queue"
+    )
     parser.add_argument("--verbose", action="store_true", help="list every response of every visit")
     args = parser.parse_args()
+    paths = [path.strip() for path in args.pages.split(",") if path.strip()] if args.pages else []
 
     rows: list[tuple[str, dict[str, Visit]]] = []
+    page_rows: list[tuple[str, dict[str, dict[str, Visit]]]] = []
     with sync_playwright() as playwright:
         browser = launch(playwright)
         try:
             for name in args.only.split(","):
                 server = start(name.strip())
                 try:
-                    rows.append((server.name, measure(browser, server, args.first, args.second)))
+                    if paths:
+                        page_rows.append((server.name, measure_pages(browser, server, paths)))
+                    else:
+                        rows.append((server.name, measure(browser, server, args.first, args.second)))
+                except NotServed as error:
+                    print(f"{server.name}: skipped, {error}", file=sys.stderr)
                 finally:
                     server.stop()
         finally:
             browser.close()
+
+    if paths:
+        print_pages(page_rows)
+        if args.verbose:
+            for name, pages in page_rows:
+                for path, visits in pages.items():
+                    for label, result in visits.items():
+                        print(f"\n{name}, {path}, {label}:")
+                        for size, url in sorted(result.urls, reverse=True):
+                            print(f"  {size:>9,d}  {url[:120]}")
+        return
 
     print(
         f"Bytes on the wire (encoded, headers included), lesson '{args.first}' then '{args.second}'; "

@@ -16,10 +16,15 @@ the end, so no session teardown falls inside a window.
 With ``--before DIR`` (another checkout of the app, such as ``git worktree add /tmp/before <commit>``)
 that checkout's app is a third server, opened in the same rounds, for a before/after in one run.
 
-Prints per-open CPU (median and mean) of every server and each app's ratio to the bare page; the
-design budget is a ratio of at most 1.5.
+With ``--pages /queue,/embed/queue`` those pages of the app (a lab page: usable once its readout
+shows) are opened too, in the same rounds and on the same app process as the lesson, so that an
+embedded lab's session compares with its full page's.
 
-Usage: ``.venv/bin/python -m bench.session_cost [--opens 8] [--lesson overlap] [--before DIR]``
+Prints per-open CPU (median and mean) of every server and each app's ratio to the bare page; the
+design budget is a ratio of at most 1.5. With ``--pages``, each further page's ratio to the first.
+
+Usage: ``.venv/bin/python -m bench.session_cost [--opens 8] [--lesson overlap] [--before DIR]
+[--pages /queue,/embed/queue]``
 """
 
 from __future__ import annotations
@@ -58,7 +63,11 @@ def main() -> None:
     parser.add_argument("--settle", type=float, default=1.0, help="seconds after ready inside each window")
     parser.add_argument("--app-args", default="", help="extra arguments for python -m app")
     parser.add_argument("--before", type=Path, help="another checkout whose app is measured in the same rounds")
+    parser.add_argument(
+        "--pages", default="", help="comma-separated app pages opened too, in the same rounds: /queue,/embed/queue"
+    )
     args = parser.parse_args()
+    pages = [path.strip() for path in args.pages.split(",") if path.strip()]
 
     from playwright.sync_api import sync_playwright
 
@@ -72,6 +81,8 @@ def main() -> None:
     }
     if before is not None:
         targets["before"] = (f"{before.base_url}/lesson?id={args.lesson}", "readout", before.pid)
+    for path in pages:
+        targets[path] = (f"{app.base_url}{path}", "readout", app.pid)
     costs: dict[str, list[float]] = {name: [] for name in targets}
     contexts = []
     try:
@@ -97,15 +108,21 @@ def main() -> None:
     )
     if before is not None:
         print(f"  before: the app of {args.before}")
+    if pages:
+        print(f"  {', '.join(pages)}: pages of the same app process as 'app'")
+    width = max(len(name) for name in costs)
     for name, values in costs.items():
         print(
-            f"  {name:6s}: median {statistics.median(values):7.1f} ms  mean {statistics.mean(values):7.1f} ms  "
+            f"  {name:{width}s}: median {statistics.median(values):7.1f} ms  mean {statistics.mean(values):7.1f} ms  "
             f"min {min(values):7.1f}  max {max(values):7.1f}"
         )
-    for name in [name for name in costs if name != "bare"]:
+    for name in [name for name in costs if name not in ("bare", *pages)]:
         ratio = statistics.median(costs[name]) / statistics.median(costs["bare"])
         verdict = "within" if ratio <= BUDGET_RATIO else "OVER"
         print(f"  ratio {name}/bare (medians): {ratio:.2f}  ({verdict} the budget of {BUDGET_RATIO:g})")
+    for path in pages[1:]:
+        ratio = statistics.median(costs[path]) / statistics.median(costs[pages[0]])
+        print(f"  ratio {path} / {pages[0]} (medians): {ratio:.2f}")
     if problems:
         print("Server problems:", *problems, sep="\n  ")
 

@@ -2,6 +2,7 @@
 
 Two ``python -m app`` processes (ports 5007 and 5008 by default, on 127.0.0.1 only) behind an nginx
 on http://localhost:8080 that spreads students over them with ``least_conn`` (``deploy/nginx.conf``).
+The app processes inherit this process's environment (``EMBED_FROM``, ``INSTRUCTOR_TOKEN``, ...).
 nginx runs as the current user from a temp dir holding its generated configuration, pid, logs and
 temp files; the dir is deleted when the cluster stops. Ctrl-C (SIGINT), SIGTERM or SIGHUP stops
 every process; so does any process dying.
@@ -538,6 +539,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     for flag, meaning in [
         ("--unused-session-lifetime", "seconds a session is kept after its tab closed"),
         ("--check-unused-sessions", "how often closed sessions are freed, in seconds"),
+        ("--embed-from", "the sites that may show /embed/<lab> in a frame (default: EMBED_FROM, else *)"),
     ]:
         parser.add_argument(flag, help=f"passed to every app process: {meaning}")
     return parser.parse_args(argv)
@@ -566,7 +568,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not os.environ.get("INSTRUCTOR_TOKEN"):  # one token for every process, shown once here
             os.environ["INSTRUCTOR_TOKEN"] = secrets.token_urlsafe(18)
             made_token = True
-    for flag in ("unused_session_lifetime", "check_unused_sessions"):
+    for flag in ("unused_session_lifetime", "check_unused_sessions", "embed_from"):
         if getattr(args, flag) is not None:
             app_args += ["--" + flag.replace("_", "-"), getattr(args, flag)]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,11 +10,13 @@ import pytest
 from playwright.sync_api import expect
 
 from app.course.content import load_lessons
+from app.web.frame_headers import NO_FRAMING
 from deploy.cluster import Cluster, ClusterError
 from devtools.ports import free_ports
 from tests.conftest import LiveServer
-from tests.student import play_and_pause_checking_the_websocket, type_value, wait_for_reading, wait_until
+from tests.student import play_and_pause_checking_the_websocket, reading, type_value, wait_for_reading, wait_until
 from tests.test_deploy import nginx_or_skip
+from tests.test_embed_browser import OtherSite
 from tests.test_page_bytes_browser import assert_websocket_deflated, record_websocket_handshakes
 
 pytestmark = pytest.mark.browser
@@ -173,3 +176,48 @@ def test_nginx_keeps_the_brotli_copy_apart_and_never_keeps_gzip_for_a_browser_ta
     encoding, cache, body = fetch()
     assert encoding == "br" and cache == "HIT", (encoding, cache)
     assert brotli.decompress(body) == on_disk
+
+
+@pytest.mark.parametrize(
+    ("path", "status", "expected"),
+    [
+        ("/embed/queue", 200, {"Content-Security-Policy": ["frame-ancestors *"], "X-Frame-Options": []}),
+        (f"/embed/{EXERCISE[1:]}", 200, {"Content-Security-Policy": ["frame-ancestors *"], "X-Frame-Options": []}),
+        ("/instructor", 200, {name: [value] for name, value in NO_FRAMING.items()}),
+        ("/instructor/export.csv", 404, {name: [value] for name, value in NO_FRAMING.items()}),  # the class is off
+        ("/queue", 200, {"Content-Security-Policy": [], "X-Frame-Options": []}),
+    ],
+)
+def test_the_framing_headers_pass_through_nginx_once(cluster, path, status, expected):
+    """The app's headers (app.web.frame_headers) reach the browser through nginx, neither hidden nor doubled."""
+    import urllib.error
+    import urllib.request
+
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(cluster.url + path, timeout=30) as reply:
+            answer = (reply.status, reply.headers)
+    except urllib.error.HTTPError as error:
+        answer = (error.code, error.headers)
+    assert answer[0] == status, path
+    for name, values in expected.items():
+        assert (answer[1].get_all(name) or []) == values, (path, name)
+
+
+def test_another_site_frames_a_lab_through_nginx(page, cluster):
+    """A course site's frame of /embed/queue through nginx: the lab comes to life (its websocket goes through
+    nginx from inside the frame)."""
+    site = OtherSite()
+    thread = threading.Thread(target=site.server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        page.goto(site.framing("/queue.html", f"{cluster.url}/embed/queue", "Queue lab"))
+        lab = page.frame_locator('iframe[title="Queue lab"]').get_by_role("region", name="Queue lab")
+        expect(lab.get_by_role("status").first).to_contain_text("t = ")
+        before = reading(lab, "t")
+        lab.get_by_role("button", name="Step").click()
+        wait_for_reading(lab, "t", before + 1)
+    finally:
+        site.server.shutdown()
+        site.server.server_close()
+        thread.join(timeout=10)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.server
 import os
 import re
@@ -10,6 +11,9 @@ import socket
 import subprocess
 import sys
 import threading
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -76,6 +80,10 @@ def test_nginx_balances_by_least_conn_without_stickiness_and_proxies_websockets(
     gzip_types = re.search(r"gzip_types ([^;]+);", config).group(1).split()
     assert {"application/javascript", "text/css", "application/json"} <= set(gzip_types)
     assert re.search(r"location = /healthz \{[^}]*proxy_pass http://overlap_lab;", config)
+    # The app's framing headers pass through once (test_make_serve_cluster_gives_embed_from_to_every_app_process)
+    for header in ("Content-Security-Policy", "X-Frame-Options"):
+        assert header.lower() not in config.lower(), f"nginx.conf hides or repeats {header}; the app sets it"
+    assert "proxy_hide_header" not in config and "proxy_ignore_headers" not in config
 
 
 def test_compose_runs_named_app_services_behind_the_official_nginx():
@@ -86,6 +94,8 @@ def test_compose_runs_named_app_services_behind_the_official_nginx():
         assert (DEPLOY / service["build"]["context"] / service["build"].get("dockerfile", "Dockerfile")).is_file()
         origin = service["environment"]["ALLOW_WEBSOCKET_ORIGIN"]
         assert origin and "localhost:8080" in origin  # the published port by default, overridable
+        embed_from = service["environment"]["EMBED_FROM"]
+        assert embed_from == "${OVERLAP_EMBED_FROM:-*}"  # any site may frame /embed/<lab> by default, overridable
         check = " ".join(service["healthcheck"]["test"])
         assert "/healthz" in check and "urllib" in check and "curl" not in check
         # one PostgreSQL for the class, shared by every app container, with one instructor token
@@ -132,6 +142,7 @@ def test_compose_healthcheck_command_reads_healthz(status, healthy):
 
 
 def test_kubernetes_deployment_probes_healthz_behind_an_ingress_without_affinity():
+    from app.web.frame_headers import parse_origins
     from app.web.server import parse_args
 
     objects = kubernetes()
@@ -153,6 +164,7 @@ def test_kubernetes_deployment_probes_healthz_behind_an_ingress_without_affinity
     assert all(ref["name"] == "overlap-lab-class" and ref["optional"] for ref in secrets.values())
     (rule,) = ingress["spec"]["rules"]
     assert env["ALLOW_WEBSOCKET_ORIGIN"] == rule["host"]
+    assert parse_origins(env["EMBED_FROM"]) == "*"  # the sites that may frame /embed/<lab>: any, until set
 
     assert service["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
     assert service["spec"].get("sessionAffinity", "None") == "None"
@@ -240,17 +252,31 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
-@pytest.mark.parametrize("stop_with", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_make_serve_cluster_serves_until_a_signal_and_leaves_nothing_running(tmp_path, stop_with):
-    nginx_or_skip()
+@dataclass
+class Launched:
+    """``deploy/cluster.py`` running in the background, serving."""
+
+    launcher: subprocess.Popen
+    port: int
+    apps: list[int]
+    output: Path
+
+
+@contextlib.contextmanager
+def launched(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[Launched]:
+    """Run the launcher as make serve-cluster does, on free ports; yield once it prints its URL.
+
+    The body stops it (a signal); if the body fails first, it is stopped here.
+    """
     port, *apps = free_ports(3)
     output = tmp_path / "output"
     with output.open("w") as sink:
         launcher = subprocess.Popen(
-            [sys.executable, str(CLUSTER), "--port", str(port), "--app-ports", ",".join(map(str, apps))],
+            [sys.executable, str(CLUSTER), "--port", str(port), "--app-ports", ",".join(map(str, apps)), *args],
             stdout=sink,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # a terminal's Ctrl-C reaches its foreground process group
+            env=env,
         )
     try:
         poll(
@@ -258,10 +284,7 @@ def test_make_serve_cluster_serves_until_a_signal_and_leaves_nothing_running(tmp
             what="the launcher printing its URL",
         )
         assert launcher.poll() is None, output.read_text()
-        children = descendants(launcher.pid)
-        assert len(children) >= 4, children  # two apps, nginx's master and its worker
-        os.killpg(launcher.pid, stop_with)
-        assert launcher.wait(timeout=20) == 0, output.read_text()
+        yield Launched(launcher, port, apps, output)
     finally:
         if launcher.poll() is None:  # the test failed before the launcher stopped: stop it, then insist
             os.killpg(launcher.pid, signal.SIGTERM)
@@ -270,5 +293,43 @@ def test_make_serve_cluster_serves_until_a_signal_and_leaves_nothing_running(tmp
             except subprocess.TimeoutExpired:
                 launcher.kill()
                 launcher.wait()
+
+
+@pytest.mark.parametrize("stop_with", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_make_serve_cluster_serves_until_a_signal_and_leaves_nothing_running(tmp_path, stop_with):
+    nginx_or_skip()
+    with launched(tmp_path) as cluster:
+        children = descendants(cluster.launcher.pid)
+        assert len(children) >= 4, children  # two apps, nginx's master and its worker
+        os.killpg(cluster.launcher.pid, stop_with)
+        assert cluster.launcher.wait(timeout=20) == 0, cluster.output.read_text()
     assert children.isdisjoint(process_table())
-    assert "Traceback" not in output.read_text()
+    assert "Traceback" not in cluster.output.read_text()
+
+
+_NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def frame_policies(url: str) -> list[str]:
+    """Every ``Content-Security-Policy`` header of the answer to ``GET url``."""
+    with _NO_PROXY.open(url, timeout=30) as reply:
+        assert reply.status == 200, url
+        return reply.headers.get_all("Content-Security-Policy") or []
+
+
+@pytest.mark.parametrize("how", ["--embed-from", "EMBED_FROM"])
+def test_make_serve_cluster_gives_embed_from_to_every_app_process(tmp_path, how):
+    """``--embed-from`` or ``EMBED_FROM`` reaches each app process, and its header reaches the browser through nginx."""
+    nginx_or_skip()
+    origins = "https://course.example.edu, https://lms.example.edu"
+    env = {name: value for name, value in os.environ.items() if name != "EMBED_FROM"}
+    args = [how, origins] if how.startswith("--") else []
+    if not args:
+        env[how] = origins
+    with launched(tmp_path, *args, env=env) as cluster:
+        expected = ["frame-ancestors https://course.example.edu https://lms.example.edu"]
+        for port in (cluster.port, *cluster.apps):  # nginx, and each process directly
+            assert frame_policies(f"http://127.0.0.1:{port}/embed/queue") == expected, port
+        os.killpg(cluster.launcher.pid, signal.SIGTERM)
+        assert cluster.launcher.wait(timeout=20) == 0, cluster.output.read_text()
+    assert "Traceback" not in cluster.output.read_text()

@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import asyncio
 import html
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
 from urllib.parse import urlencode
 
 import pytest
+from tornado.httpserver import HTTPServer
 from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+from tornado.web import Application
 
+from app import classroom
+from app.classroom.http import ClassDataHandler
 from app.course.content import load_lessons
 from app.course.pages.lesson import embed_link_html, lesson_view
 from app.course.progress import ProgressStore
@@ -15,6 +24,7 @@ from app.web import frame_headers
 from app.web.not_found import missing_exercise_html, missing_lab_html
 from app.web.server import parse_args, routes
 from app.web.sessions import page_key
+from devtools.ports import free_port
 from labs.registry import registrations
 from tests.test_urls import assert_course_404, fetch
 
@@ -120,6 +130,81 @@ def test_frame_headers_per_path():
         assert frame_headers.frame_headers(path, origins) == denied
     for path in ("/", "/queue", "/lesson", "/instructors", "/embed"):
         assert frame_headers.frame_headers(path, origins) == {}
+
+
+# -- the class's data alone, as panel serve's plugin routes it (no output transform) ------------
+
+TOKEN = "a-test-token-for-the-class"
+EXERCISE = f"{LESSONS[0].slug}/{LESSONS[0].exercises[0].id}"
+
+
+@pytest.fixture
+def bare_class_data(tmp_path, monkeypatch) -> Iterator[str]:
+    """``ClassDataHandler`` alone in a bare Tornado application, class on, on a thread of its own.
+
+    Its own thread and event loop, as in tests/test_page_bytes.py: Playwright's sync API may keep a
+    loop running in the main thread once a browser test has run.
+    """
+    monkeypatch.setenv(classroom.TOKEN_ENV, TOKEN)
+    monkeypatch.setattr(classroom, "_store", None)
+    monkeypatch.setattr(classroom, "_configured", False)
+    classroom.configure(f"sqlite:///{tmp_path / 'class.db'}")
+    port = free_port()
+    ready = threading.Event()
+    loops: list[asyncio.AbstractEventLoop] = []
+
+    def serve() -> None:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        server = HTTPServer(Application([(r"/instructor/(export\.csv|rounds\.json)", ClassDataHandler)]))
+        server.listen(port, "127.0.0.1")
+        loops.append(loop)
+        ready.set()
+        loop.run_forever()
+        server.stop()
+        loop.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    assert ready.wait(60), "the test server did not start"
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        loops[0].call_soon_threadsafe(loops[0].stop)
+        thread.join(timeout=30)
+        classroom.configure(None)
+
+
+@pytest.mark.parametrize(
+    ("path", "token", "status"),
+    [
+        ("/instructor/export.csv", True, 200),
+        ("/instructor/export.csv", False, 403),
+        (f"/instructor/rounds.json?exercise={EXERCISE}", True, 200),
+        ("/instructor/rounds.json?exercise=no/such", True, 404),
+        (f"/instructor/rounds.json?exercise={EXERCISE}", False, 403),
+    ],
+)
+def test_the_class_data_handler_itself_forbids_framing(bare_class_data, path, token, status):
+    headers = {"Authorization": f"Bearer {TOKEN}"} if token else {}
+    request = urllib.request.Request(bare_class_data + path, headers=headers)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            answer = (reply.status, reply.headers)
+    except urllib.error.HTTPError as error:
+        answer = (error.code, error.headers)
+    assert answer[0] == status
+    for name, value in frame_headers.NO_FRAMING.items():
+        assert answer[1].get_all(name) == [value], name
+
+
+def test_with_the_class_off_the_handler_still_forbids_framing(bare_class_data):
+    classroom.configure(None)  # send_error clears the headers a handler set; its defaults come back
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(bare_class_data + "/instructor/export.csv", timeout=30)
+    assert refused.value.code == 404
+    for name, value in frame_headers.NO_FRAMING.items():
+        assert refused.value.headers.get_all(name) == [value], name
 
 
 # -- against the live server ---------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 
@@ -9,6 +10,7 @@ import pytest
 from playwright.sync_api import expect
 
 from app.course.content import load_lessons
+from app.web.frame_headers import NO_FRAMING
 from labs.registry import registrations
 from tests.conftest import LiveServer, serve_readme_panel
 from tests.student import type_value
@@ -78,3 +80,16 @@ def test_the_readme_line_sends_a_lesson_compressed_without_mathjax(page):
     expect(page.get_by_role("region", name="Queue lab").get_by_role("status").first).to_contain_text("t = ")
     assert_static_files_compressed(responses)
     assert_websocket_deflated(page, handshakes)
+
+
+@pytest.mark.parametrize("path", ["/instructor/export.csv", "/instructor/rounds.json"])
+def test_the_class_data_may_not_be_framed_under_panel_serve(live_server, path):
+    """The plugin's data routes forbid framing themselves: panel serve runs no output transform of python -m app's.
+
+    (The /instructor page itself is Panel's handler and gets no such header here; docs/hosting.md.)
+    """
+    with pytest.raises(urllib.error.HTTPError) as refused:  # the class is off (404) or the token missing (403)
+        urllib.request.urlopen(live_server.url + path, timeout=30)
+    assert refused.value.code in (403, 404)
+    for name, value in NO_FRAMING.items():
+        assert refused.value.headers.get_all(name) == [value], name

@@ -4,6 +4,9 @@
 exercise=<lesson>/<exercise>`` gives one exercise's rounds with their predictions. Both need the
 header ``Authorization: Bearer <INSTRUCTOR_TOKEN>`` (a header, never the URL, so the secret is not
 written to access logs) and are never cached. With the class off they answer 404.
+
+Every answer (403 and 404 included) forbids framing (:data:`app.web.frame_headers.NO_FRAMING`)
+itself, so it does under ``panel serve`` too, where no output transform of ``python -m app`` runs.
 """
 
 from __future__ import annotations
@@ -15,10 +18,16 @@ from tornado.web import RequestHandler
 from app.classroom import class_store, token_matches
 from app.classroom.store import StoreUnavailable
 from app.course.library import lessons
+from app.web.frame_headers import NO_FRAMING
 
 
 class ClassDataHandler(RequestHandler):
     """``/instructor/export.csv`` and ``/instructor/rounds.json``."""
+
+    def set_default_headers(self) -> None:
+        """No site may frame the class's data; Tornado sets these again after ``send_error`` clears the headers."""
+        for name, value in NO_FRAMING.items():
+            self.set_header(name, value)
 
     def get(self, what: str) -> None:
         """Answer one data request, or refuse it."""

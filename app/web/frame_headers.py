@@ -11,7 +11,8 @@
 The headers are set on every response for those paths, whichever handler answers (Panel's page,
 the class's data, a 404), by one Tornado output transform added to the application
 (``tornado.web.Application.add_transform``, what Tornado's own ``compress_response`` uses): no
-handler of Panel's or Bokeh's is changed.
+handler of Panel's or Bokeh's is changed. The class's data handler (``app.classroom.http``) also
+sets :data:`NO_FRAMING` itself, for ``panel serve``, which runs no such transform.
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ EMBED_LESSON = EMBED_PREFIX + "lesson"
 INSTRUCTOR = "/instructor"
 
 ANY_ORIGIN = "*"
+
+NO_FRAMING = {"Content-Security-Policy": "frame-ancestors 'none'", "X-Frame-Options": "DENY"}
+"""The headers of a page no site may frame: CSP, and ``X-Frame-Options`` for browsers without CSP."""
 
 
 def parse_origins(text: str) -> str:
@@ -77,7 +81,7 @@ def frame_headers(path: str, embed_from: str) -> dict[str, str]:
     if path.startswith(EMBED_PREFIX):
         return {"Content-Security-Policy": f"frame-ancestors {embed_from}"}
     if path == INSTRUCTOR or path.startswith(INSTRUCTOR + "/"):
-        return {"Content-Security-Policy": "frame-ancestors 'none'", "X-Frame-Options": "DENY"}
+        return dict(NO_FRAMING)
     return {}
 
 
