@@ -21,7 +21,7 @@ from app.course.catalog import lab_kinds
 from app.course.content import load_lessons
 from devtools.ports import free_port
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS
-from tests.student import reading, wait_for_reading
+from tests.student import reading, wait_for_reading, wait_until
 from tests.test_lessons_browser import work_exercise
 
 pytestmark = pytest.mark.browser
@@ -80,7 +80,7 @@ def other_site() -> Iterator[OtherSite]:
     thread.join(timeout=10)
 
 
-def test_another_site_frames_the_queue_lab_and_steps_it(page, other_site, live_server):
+def test_another_site_frames_the_queue_lab_which_steps_plays_and_speaks(page, other_site, live_server):
     url = other_site.framing("/queue.html", f"{live_server.url}/embed/queue", "Queue lab")
     page.goto(url)
     frame = page.frame_locator('iframe[title="Queue lab"]')
@@ -90,9 +90,20 @@ def test_another_site_frames_the_queue_lab_and_steps_it(page, other_site, live_s
     expect(frame.get_by_role("link", name="Open in Overlap Lab")).to_have_attribute("href", "../queue")
     expect(frame.get_by_role("heading", name="Queue lab")).to_be_visible()
     expect(frame.get_by_role("link", name="← All lessons and labs")).to_have_count(0)
+    assert status.get_attribute("aria-live") == "polite"  # the readout is a live region in the frame too
+    plot = lab.get_by_role("img").first  # the plot's text alternative follows Step
+    described = plot.get_attribute("aria-label")
+    assert described and "backlog" in described.lower(), described
     before = reading(lab, "t")
     lab.get_by_role("button", name="Step").click()
     wait_for_reading(lab, "t", before + 1)
+    expect(plot).not_to_have_attribute("aria-label", described)
+    lab.get_by_role("button", name="Play").click()
+    expect(status).to_have_attribute("aria-busy", "true")
+    wait_until(lambda: reading(lab, "t") > before + 2)  # Play advances the lab inside the frame
+    lab.get_by_role("button", name="Pause").click()
+    expect(status).to_have_attribute("aria-busy", "false")
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
 
 
 def frame_the_exercise(page: Page, other_site: OtherSite, live_server) -> tuple[FrameLocator, Locator, Locator]:
