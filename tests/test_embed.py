@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
 import html
-import threading
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from urllib.parse import urlencode
 
 import pytest
-from tornado.httpserver import HTTPServer
 from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
-from tornado.web import Application
 
 from app import classroom
 from app.classroom.http import ClassDataHandler
@@ -24,9 +20,9 @@ from app.web import frame_headers
 from app.web.not_found import missing_exercise_html, missing_lab_html
 from app.web.server import parse_args, routes
 from app.web.sessions import page_key
-from devtools.ports import free_port
 from labs.registry import registrations
 from tests.test_urls import assert_course_404, fetch
+from tests.tornado_thread import serving
 
 LABS = registrations()
 LESSONS = load_lessons()
@@ -142,36 +138,16 @@ EXERCISE = f"{LESSONS[0].slug}/{LESSONS[0].exercises[0].id}"
 def bare_class_data(tmp_path, monkeypatch) -> Iterator[str]:
     """``ClassDataHandler`` alone in a bare Tornado application, class on, on a thread of its own.
 
-    Its own thread and event loop, as in tests/test_page_bytes.py: Playwright's sync API may keep a
-    loop running in the main thread once a browser test has run.
+    Its own thread and event loop (:func:`tests.tornado_thread.serving`).
     """
     monkeypatch.setenv(classroom.TOKEN_ENV, TOKEN)
     monkeypatch.setattr(classroom, "_store", None)
     monkeypatch.setattr(classroom, "_configured", False)
     classroom.configure(f"sqlite:///{tmp_path / 'class.db'}")
-    port = free_port()
-    ready = threading.Event()
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    def serve() -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        server = HTTPServer(Application([(r"/instructor/(export\.csv|rounds\.json)", ClassDataHandler)]))
-        server.listen(port, "127.0.0.1")
-        loops.append(loop)
-        ready.set()
-        loop.run_forever()
-        server.stop()
-        loop.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    assert ready.wait(60), "the test server did not start"
     try:
-        yield f"http://127.0.0.1:{port}"
+        with serving([(r"/instructor/(export\.csv|rounds\.json)", ClassDataHandler)]) as url:
+            yield url
     finally:
-        loops[0].call_soon_threadsafe(loops[0].stop)
-        thread.join(timeout=30)
         classroom.configure(None)
 
 

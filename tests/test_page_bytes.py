@@ -3,7 +3,6 @@ not use."""
 
 from __future__ import annotations
 
-import asyncio
 import gzip
 import threading
 import urllib.error
@@ -18,15 +17,13 @@ import pytest
 from bokeh.embed.util import contains_tex_string
 from bokeh.models import Plot
 from bokeh.settings import settings
-from tornado.httpserver import HTTPServer
-from tornado.web import Application
 
 from app.course.catalog import lab_kinds
 from app.course.content import load_lessons
 from app.web.delivery import brotli_store, compression
 from app.web.delivery.bundle_loading import UNUSED_BUNDLES
 from app.web.sessions import static_urls
-from devtools.ports import free_port
+from tests.tornado_thread import serving
 from tests.waiting import poll
 
 BOKEH_JS = Path(settings.bokehjs_path()) / "js" / "bokeh.min.js"
@@ -45,30 +42,10 @@ class Reply:
 def static_server() -> Iterator[str]:
     """The handlers in a bare Tornado application, as panel serve's plugin adds them, on a thread of its own.
 
-    Its own thread and event loop: Playwright's sync API keeps a loop running in the main thread
-    for the whole session once a browser test has run, so Tornado's test case cannot run one there.
+    Its own thread and event loop (:func:`tests.tornado_thread.serving`).
     """
-    port = free_port()
-    ready = threading.Event()
-    loops: list[asyncio.AbstractEventLoop] = []
-
-    def serve() -> None:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        server = HTTPServer(Application(compression.ROUTES))
-        server.listen(port, "127.0.0.1")
-        loops.append(loop)
-        ready.set()
-        loop.run_forever()
-        server.stop()
-        loop.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
-    assert ready.wait(60), "the static test server did not start"
-    yield f"http://127.0.0.1:{port}"
-    loops[0].call_soon_threadsafe(loops[0].stop)
-    thread.join(timeout=30)
+    with serving(compression.ROUTES) as url:
+        yield url
 
 
 def fetch(url: str, method: str = "GET", **headers: str) -> Reply:

@@ -29,6 +29,7 @@ from tornado.httputil import HTTPServerRequest
 from app.course.library import lessons
 from app.upstream.collector import mark_shared, track_session
 from app.web.frame_headers import EMBED_LESSON, EMBED_PREFIX
+from app.web.urls import exercise_key, exercise_keys
 from labs.registry import registrations
 
 
@@ -38,10 +39,6 @@ class BuildCounter:
     built = 0
     warm_ups = 0
     ready = False
-
-
-ARGUMENTS = ("id", "exercise")
-"""The query arguments that name an exercise to embed."""
 
 
 def page_key(request: HTTPServerRequest) -> tuple[str, str]:
@@ -65,9 +62,8 @@ def page_key(request: HTTPServerRequest) -> tuple[str, str]:
         known = {lesson.slug for lesson in lessons()} if path == "/lesson" else {lab.slug for lab in registrations()}
         return (request.path, asked if asked in known else "")
     if path == EMBED_LESSON:  # one key per exercise of a lesson, one for anything else
-        asked = tuple((request.arguments.get(name) or [b""])[0].decode("utf-8", "replace") for name in ARGUMENTS)
-        known = {(lesson.slug, exercise.id) for lesson in lessons() for exercise in lesson.exercises}
-        return (EMBED_LESSON, "/".join(asked) if asked in known else "")
+        asked = exercise_key(request)
+        return (EMBED_LESSON, asked if asked in exercise_keys() else "")
     if path.startswith(EMBED_PREFIX):  # /embed/<slug>: one key per lab, one for anything else
         slug = path[len(EMBED_PREFIX) :]
         return (EMBED_PREFIX, slug if slug in {lab.slug for lab in registrations()} else "")

@@ -10,7 +10,7 @@ gets Tornado's bare "404: Not Found". Here:
 - ``/lesson`` and ``/lab`` whose ``id`` names nothing we have answer 404 with the course's own
   page (:class:`UnknownId` routes them to :class:`NotFoundHandler` before Panel sees them), and so
   does ``/embed/<slug>`` for a lab we do not have (:class:`UnknownEmbed`), and
-  ``/embed/lesson`` for a lesson, or an exercise of it, we do not have (:class:`UnknownEmbeddedExercise`);
+  ``/embed/lesson`` for a lesson, or an exercise of it, we do not have (:class:`UnknownId` too);
 - any other path no route matches answers the same 404 page (:class:`NotFoundHandler` as
   Tornado's ``default_handler_class``).
 
@@ -137,7 +137,7 @@ class TrailingSlashRedirect(RequestHandler):
 
 
 class UnknownId(Matcher):
-    """Match requests for ``path`` whose ``id`` argument is missing or not one of ``known()``.
+    """Match requests for ``path`` whose id (``key`` of the request) is missing or not one of ``known()``.
 
     Parameters
     ----------
@@ -145,11 +145,19 @@ class UnknownId(Matcher):
         The page, e.g. ``"/lesson"``.
     known : callable
         Returns the ids that page can show.
+    key : callable, optional
+        The request's id; by default its ``id`` argument.
     """
 
-    def __init__(self, path: str, known: Callable[[], frozenset[str]]):
+    def __init__(
+        self,
+        path: str,
+        known: Callable[[], frozenset[str]],
+        key: Callable[[HTTPServerRequest], str] = lambda request: first_argument(request, "id"),
+    ):
         self.path = path
         self.known = known
+        self.key = key
 
     def match(self, request: HTTPServerRequest) -> dict | None:
         """``{}`` (route to the 404 page) for an unknown id at ``path``; None lets Panel's page answer.
@@ -164,7 +172,7 @@ class UnknownId(Matcher):
         dict or None
             Tornado's convention for a match (no path arguments) or no match.
         """
-        if request.path != self.path or first_argument(request, "id") in self.known():
+        if request.path != self.path or self.key(request) in self.known():
             return None
         return {}
 
@@ -191,31 +199,9 @@ class UnknownEmbed(Matcher):
         return {}
 
 
-class UnknownEmbeddedExercise(Matcher):
-    """Match ``/embed/lesson`` whose ``id`` and ``exercise`` do not name a lesson and one of its exercises."""
-
-    def __init__(self, kind: str):
-        self.kind = kind
-
-    def match(self, request: HTTPServerRequest) -> dict | None:
-        """``{}`` (route to the 404 page) when the lesson (``kind="lesson"``) or its exercise is unknown.
-
-        Parameters
-        ----------
-        request : tornado.httputil.HTTPServerRequest
-            The request.
-
-        Returns
-        -------
-        dict or None
-            Tornado's convention for a match (no path arguments) or no match.
-        """
-        if request.path != EMBED_LESSON:
-            return None
-        slug = first_argument(request, "id")
-        if self.kind == "lesson":
-            return None if slug in lesson_slugs() else {}
-        return None if first_argument(request, "exercise") in exercise_ids().get(slug, ()) else {}
+def exercise_key(request: HTTPServerRequest) -> str:
+    """The exercise ``/embed/lesson?id=<lesson>&exercise=<id>`` names, as ``"<lesson>/<id>"``."""
+    return f"{first_argument(request, 'id')}/{first_argument(request, 'exercise')}"
 
 
 @cache
@@ -225,9 +211,9 @@ def lesson_slugs() -> frozenset[str]:
 
 
 @cache
-def exercise_ids() -> dict[str, frozenset[str]]:
-    """Each lesson's exercise ids (what ``/embed/lesson?id=…&exercise=`` can show)."""
-    return {lesson.slug: frozenset(exercise.id for exercise in lesson.exercises) for lesson in lessons()}
+def exercise_keys() -> frozenset[str]:
+    """Every exercise ``/embed/lesson`` can show, as ``"<lesson>/<exercise id>"``."""
+    return frozenset(f"{lesson.slug}/{exercise.id}" for lesson in lessons() for exercise in lesson.exercises)
 
 
 @cache
@@ -249,6 +235,6 @@ def url_rules() -> list[Rule]:
         Rule(UnknownId("/lesson", lesson_slugs), NotFoundHandler, {"kind": "lesson"}),
         Rule(UnknownId("/lab", lab_slugs), NotFoundHandler, {"kind": "lab"}),
         Rule(UnknownEmbed(), NotFoundHandler, {"kind": "lab"}),
-        Rule(UnknownEmbeddedExercise("lesson"), NotFoundHandler, {"kind": "lesson"}),
-        Rule(UnknownEmbeddedExercise("exercise"), NotFoundHandler, {"kind": "exercise"}),
+        Rule(UnknownId(EMBED_LESSON, lesson_slugs), NotFoundHandler, {"kind": "lesson"}),
+        Rule(UnknownId(EMBED_LESSON, exercise_keys, exercise_key), NotFoundHandler, {"kind": "exercise"}),
     ]
