@@ -19,9 +19,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bench.lib.ways_of_serving import dockerfile_command
 from deploy.cluster import Cluster, ClusterError, find_nginx, process_table, render_site
 from devtools.ports import free_ports
-from tests.conftest import ROOT
+from tests.conftest import ROOT, serve
 from tests.waiting import poll
 
 DEPLOY = ROOT / "deploy"
@@ -333,3 +334,35 @@ def test_make_serve_cluster_gives_embed_from_to_every_app_process(tmp_path, how)
         os.killpg(cluster.launcher.pid, signal.SIGTERM)
         assert cluster.launcher.wait(timeout=20) == 0, cluster.output.read_text()
     assert "Traceback" not in cluster.output.read_text()
+
+
+def test_the_containers_command_takes_embed_from_as_compose_and_kubernetes_set_it(tmp_path):
+    """The Dockerfile's CMD with its ENV, and ``EMBED_FROM`` as the deploy files give it to each container."""
+    command, env = dockerfile_command()
+    command = [sys.executable if part == "python" else part for part in command]
+    kubernetes = next(
+        item["value"]
+        for document in yaml.safe_load_all((DEPLOY / "kubernetes.yaml").read_text())
+        if document and document.get("kind") == "Deployment"
+        for container in document["spec"]["template"]["spec"]["containers"]
+        for item in container.get("env", [])
+        if item["name"] == "EMBED_FROM"
+    )
+    origins = "https://course.example.edu,https://lms.example.edu"  # as OVERLAP_EMBED_FROM would fill compose's
+    for given, expected in (
+        (kubernetes, "frame-ancestors *"),
+        (origins, "frame-ancestors " + origins.replace(",", " ")),
+    ):
+        port = free_ports(1)[0]
+        server = serve(
+            command,
+            port,
+            tmp_path / "container.log",
+            env={**env, "PORT": str(port), "ADDRESS": "127.0.0.1", "EMBED_FROM": given},
+        )
+        try:
+            assert frame_policies(f"{server.url}/embed/queue") == [expected]
+            assert frame_policies(f"{server.url}/queue") == []
+        finally:
+            server.process.terminate()
+            server.process.wait(timeout=10)
