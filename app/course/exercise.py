@@ -362,16 +362,7 @@ class ExerciseRunner(Viewer):
         if self.active and not self.locked:
             buttons, agree = play_buttons(self.model_class)
             parts.append(f'<p class="gate">{buttons} stay{agree} off until you lock a prediction.</p>')
-        if self.finished and not self.progress.kept:
-            parts.append(
-                '<p class="before">This browser keeps no progress for this page (it refuses storage to a page '
-                "shown inside another site): open it in Overlap Lab to keep your progress.</p>"
-            )
-        if not self.finished and self.progress.is_done(self.key):
-            if self.progress.was_correct(self.key):
-                parts.append('<p class="before">✓ You got this right before; you can do it again any time.</p>')
-            else:
-                parts.append('<p class="before">✗ Not quite last time: try again.</p>')
+        parts.append(self.progress.card_note_html(self.key, self.finished))
         return "".join(parts)
 
     def feedback(self) -> dict[str, str]:

@@ -61,3 +61,32 @@ class ProgressStore(JSComponent):
         """Whether the last finished attempt at exercise ``key`` in this browser was correct."""
         record = self.completed.get(key)
         return isinstance(record, dict) and record.get("correct") is True
+
+    def card_note_html(self, key: str, finished: bool) -> str:
+        """What an exercise's card says of this browser's progress with it, as HTML ("" for nothing).
+
+        Parameters
+        ----------
+        key : str
+            ``"<lesson slug>/<exercise id>"``.
+        finished : bool
+            Whether the exercise has just been judged on this page.
+
+        Returns
+        -------
+        str
+            Before a verdict, how the last finished attempt went; after one, where the browser keeps
+            no progress, that it is not kept.
+        """
+        if finished:
+            if self.kept:
+                return ""
+            return (
+                '<p class="before">This browser keeps no progress for this page (it refuses storage to a page '
+                "shown inside another site): open it in Overlap Lab to keep your progress.</p>"
+            )
+        if not self.is_done(key):
+            return ""
+        if self.was_correct(key):
+            return '<p class="before">✓ You got this right before; you can do it again any time.</p>'
+        return '<p class="before">✗ Not quite last time: try again.</p>'
