@@ -117,6 +117,18 @@ def test_axe_on_an_exercise_under_way_with_a_data_table_open(page):
     assert not violations, describe(violations)
 
 
+def test_axe_on_the_queue_with_its_random_queue_on_and_stepped(page):
+    lab = open_lab(page, "/queue", "Queue lab")
+    lab.get_by_role("checkbox", name="Random queue (M/M/1)").check()
+    status = lab.get_by_role("status").first
+    expect(status).to_contain_text("random = ")
+    lab.get_by_role("button", name="Step").click()
+    expect(status).to_contain_text("t = 1.00 s")
+    expect(lab.get_by_role("img").first).to_have_attribute("aria-label", re.compile("random", re.IGNORECASE))
+    violations = audit(page)
+    assert not violations, describe(violations)
+
+
 def test_the_skip_link_is_first_and_lands_in_main(page):
     wait_for_page(page, "/lesson?id=overlap")
     page.keyboard.press("Tab")
