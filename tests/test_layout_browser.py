@@ -23,6 +23,8 @@ PAGES = [
     "/",
     *(f"/{lab.slug}" for lab in registrations()),
     *(f"/lesson?id={lesson.slug}" for lesson in lessons()),
+    "/embed/queue",
+    "/embed/lesson?id=overlap&exercise=growth",
     "/trace",
     "/instructor",
     "/no-such-page",
@@ -57,7 +59,7 @@ def open_page(page: Page, path: str) -> None:
     page.expects_404 = path == "/no-such-page"  # type: ignore[attr-defined]
     page.goto(page.base_url + path)  # type: ignore[attr-defined]
     expect(page.get_by_role("heading", level=1)).to_be_visible()
-    if path.lstrip("/") in {lab.slug for lab in registrations()} or path.startswith("/lesson"):
+    if path.lstrip("/") in {lab.slug for lab in registrations()} or path.startswith(("/lesson", "/embed/")):
         expect(page.get_by_role("status").filter(has_text=" = ").first).to_be_visible()  # a lab's readout
         plots_laid_out(page)
 
