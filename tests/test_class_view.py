@@ -11,6 +11,7 @@ from app.classroom.store import ClassStore
 from app.classroom.student import ClassShare, RecentReads, class_result_text
 from app.course.content import load_lessons
 from app.course.exercise import ExerciseRunner, ExerciseSession
+from app.course.pages.lesson import lesson_view
 from app.course.progress import ProgressStore
 from labs.queue.view import QueueLab
 from labs.timeline.view import TimelineLab
@@ -216,3 +217,14 @@ def test_a_choice_is_shared_as_its_position_and_the_class_counted_per_choice(sto
     view.exercise.value = KEY  # back to a number: a histogram with a numeric axis again
     view.refresh()
     assert view.figure.xaxis[0].major_label_overrides == {} and view.figure.xaxis[0].ticker is view.range_ticker
+
+
+def test_an_embedded_exercise_shares_its_prediction_with_the_class_as_the_lesson_page_does(store):
+    share = ClassShare(store)
+    share.student = ME
+    view = lesson_view(LESSON, EXERCISE.id, ProgressStore(), share, alone=True)
+    (card,) = view.objects[0]._cards
+    assert "shared anonymously" in card.class_html
+    card.receive({"action": "lock", "text": "1"})
+    assert "Shared anonymously with the instructor (round 1)." in card.class_html
+    assert store.rounds_of(KEY)[0].predictions == (1.0,)
