@@ -113,15 +113,16 @@ def public_url() -> str:
     -------
     str
         What :func:`set_public_url` set; else ``PUBLIC_URL`` from the environment (``panel serve``),
-        ignored with a warning in the log when it is not a valid URL.
+        read once per process (every page asks), ignored with one warning in the log when it is not
+        a valid URL.
     """
-    if _settings["public_url"] is not None:
-        return _settings["public_url"]
-    try:
-        return parse_public_url(os.environ.get(PUBLIC_URL_ENV, ""))
-    except ValueError as error:
-        logging.getLogger(__name__).warning("%s ignored: %s", PUBLIC_URL_ENV, error)
-        return ""
+    if _settings["public_url"] is None:
+        try:
+            _settings["public_url"] = parse_public_url(os.environ.get(PUBLIC_URL_ENV, ""))
+        except ValueError as error:
+            logging.getLogger(__name__).warning("%s ignored: %s", PUBLIC_URL_ENV, error)
+            _settings["public_url"] = ""
+    return _settings["public_url"]
 
 
 def set_own_server(own: bool) -> None:
