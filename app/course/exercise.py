@@ -11,6 +11,7 @@ from panel.viewable import Viewer
 from app.course.catalog import lab_kinds
 from app.course.content import Exercise, Step
 from app.course.exercise_card import ExerciseCard
+from app.course.exercise_setup import SETUP_LABEL, apply_setup, setup_advice, setup_pending
 from app.course.exercise_words import (
     amount_html,
     counted,
@@ -50,6 +51,9 @@ class ExerciseRunner(Viewer):
     prediction = param.Number(default=None, allow_None=True, doc="The locked prediction.")
     shown = param.Number(default=None, allow_None=True, doc="What the model showed at the end.")
     notice = param.String(default="", doc="A message about the prediction input or the controls.")
+    advice = param.String(
+        default="", doc="While a locked exercise's setup is not done: what differs and what to do (beside Play too)."
+    )
     session = param.ClassSelector(class_=ExerciseSession, doc="Which exercise on the page is active.")
     progress = param.ClassSelector(class_=ProgressStore, doc="This browser's finished exercises.")
     classroom = param.Parameter(default=None, doc="The session's ClassShare when the class is on, else None.")
@@ -76,6 +80,7 @@ class ExerciseRunner(Viewer):
         self._alone: LessonText | None = None
         self._spotlit: int | None = None  # the set step whose control was last brought into view
         self._played: int | None = None  # the run step during which Play was pressed (judged_on_play)
+        self._ran_unset = False  # Play was pressed after the lock with the setup not done
         spec: Exercise = self.exercise
         self.key = f"{self.lesson_slug}/{spec.id}"
         self.card = ExerciseCard(
@@ -126,6 +131,7 @@ class ExerciseRunner(Viewer):
         # student types into the unlocked field before the second message lands.
         self.card.prediction = ""
         self._spotlit = self._played = None
+        self._ran_unset = False
         self.param.update(current=0, prediction=None, shown=None, notice="", new_round=False)
         if self.session.active == self.exercise.id:
             self._apply_gate()
@@ -140,7 +146,9 @@ class ExerciseRunner(Viewer):
                 self.lab.gate("")
                 self.lab.param.update(conceal=False, hidden_quantity="")
             self.card.prediction = ""  # emptied while still locked, as in start()
-            self.param.update(current=0, prediction=None, shown=None, notice="")
+            self.param.update(current=0, prediction=None, shown=None, notice="", advice="")
+            if self.session.active_lab == self.exercise.lab:  # the next exercise's gate says its own
+                self.lab.advise("")
         if event.new == self.exercise.id:
             self._apply_gate()
         self._draw()
@@ -158,8 +166,20 @@ class ExerciseRunner(Viewer):
             elif not runs_left:
                 reason = f"{buttons} wait{agree} while you do the exercise's next step."
         self.lab.gate(reason)
+        unset = running and self.locked and setup_pending(self.exercise, self.current)
+        buttons, _ = play_buttons(self.model_class)
+        run_words = buttons.removesuffix(" and Step")
+        self.advice = (
+            setup_advice(self.model, self.exercise, self.current, self._ran_unset, run_words)
+            if unset
+            else self.notice
+            if running and self.locked and self.current == len(self.exercise.steps)  # a setting changed since
+            else ""
+        )
         if self.active or not self.session.active:  # (another active exercise drives the lab itself)
-            self.lab.listen_for_play(running and not reason and self.model.judged_on_play and self._step_is("run"))
+            judged_on_play = self.model.judged_on_play and self._step_is("run")
+            self.lab.listen_for_play(running and not reason and (judged_on_play or unset))
+            self.lab.advise(self.advice if self.active else "")
             self.lab.param.update(conceal=running, hidden_quantity=self.exercise.quantity if running else "")
 
     # -- events from the lab -----------------------------------------------------------------
@@ -172,6 +192,10 @@ class ExerciseRunner(Viewer):
         self._advance()
 
     def _lab_played(self) -> None:
+        if self.active and not self.finished and self.locked and setup_pending(self.exercise, self.current):
+            self._ran_unset = True  # say at once that this run cannot be judged, and why
+            self._apply_gate()
+            return
         if self.active and not self.finished and self._step_is("run"):
             self._played = self.current
             self._advance()
@@ -190,6 +214,22 @@ class ExerciseRunner(Viewer):
             self.start()
         elif message.get("action") == "lock":
             self.lock(message.get("text"))
+        elif message.get("action") == "setup":
+            self.set_up()
+
+    def set_up(self) -> None:
+        """Put the exercise's scene in the lab (its Reset and settings before the prediction), as its button does.
+
+        The steps tick as if the student had done them; a prediction already locked stays locked.
+        Only while the exercise runs: once judged, "Try again" starts it afresh first.
+        """
+        if not self.active:
+            self.start()
+        if self.finished or not setup_pending(self.exercise, self.current):
+            return
+        self._ran_unset = False
+        apply_setup(self.lab, self.exercise)
+        self._advance()
 
     def lock(self, text: object) -> None:
         """Lock the prediction the student typed, or say why it cannot be locked.
@@ -257,6 +297,9 @@ class ExerciseRunner(Viewer):
         elif self._step_is("set") and self._spotlit != self.current:
             self._spotlit = self.current
             self.lab.spotlight(steps[self.current].control)  # the step names it: show where it is
+        elif self._step_is("run") and self._spotlit is not None and self._spotlit != self.current:
+            self._spotlit = self.current  # after a control set by hand, back to Play
+            self.lab.show_picture()
         self._apply_gate()
 
     def _finish(self) -> None:
@@ -304,6 +347,7 @@ class ExerciseRunner(Viewer):
         "prediction",
         "shown",
         "notice",
+        "advice",
         "class_note",
         "class_result",
         "new_round",
@@ -318,6 +362,7 @@ class ExerciseRunner(Viewer):
             steps_html=self.steps_html(),
             locked=self.locked,
             start_label=self.start_label(),
+            setup_label=self.setup_label(),
             class_html=self.class_html(),
             **self.feedback(),
         )
@@ -330,6 +375,12 @@ class ExerciseRunner(Viewer):
         if not self.active:
             return "Start this exercise"
         return "Try again" if self.finished or self.new_round else ""
+
+    def setup_label(self) -> str:
+        """The card's "Set up the lab" button while the exercise's setup is not done, else '' (none)."""
+        if not self.active or self.finished or self.lab is None:
+            return ""
+        return SETUP_LABEL if setup_pending(self.exercise, self.current) else ""
 
     def class_html(self) -> str:
         """The class line: that predictions are shared, whether this one was, and the class after a reveal."""
@@ -359,6 +410,8 @@ class ExerciseRunner(Viewer):
         ]
         if self.notice:
             parts.append(f'<p role="alert" class="field-error">{html.escape(self.notice)}</p>')
+        if self.advice and self.advice != self.notice:  # announced beside Play; here for whoever reads the card
+            parts.append(f'<p class="setup-note">{html.escape(self.advice)}</p>')
         if self.active and not self.locked:
             buttons, agree = play_buttons(self.model_class)
             parts.append(f'<p class="gate">{buttons} stay{agree} off until you lock a prediction.</p>')

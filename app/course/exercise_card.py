@@ -48,6 +48,27 @@ section.exercise :focus-visible { outline: 3px solid var(--ol-focus-orange); out
 .feedback.correct { background: var(--ol-correct-background); color: var(--ol-correct-green); }
 .feedback.wrong { background: var(--ol-wrong-background); color: var(--ol-wrong-red); }
 .explanation { border-left: 4px solid var(--ol-explanation-edge); padding-left: 10px; }
+.setup-note { color: var(--ol-gate-brown); font-weight: 600; margin: 4px 0; }
+.dock-head { display: none; }
+section.exercise.docked .dock { position: fixed; left: 0; right: 0; bottom: 0; z-index: 40; max-height: 50vh;
+  overflow-y: auto; overscroll-behavior: contain; background: var(--ol-card-background);
+  border-top: 2px solid var(--ol-blue); box-shadow: 0 -4px 10px rgba(0, 0, 0, 0.2);
+  padding: 4px 12px calc(4px + env(safe-area-inset-bottom)); }
+section.exercise.docked .dock-head { display: block; }
+.dock-head p { margin: 2px 0; font-size: 0.9rem; }
+.dock-title { font-weight: 700; }
+.dock-prompt { display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden;
+  cursor: pointer; }
+.dock-prompt.open { display: block; }
+.dock-next { color: var(--ol-navy); font-weight: 600; }
+section.exercise.docked form.predict { margin: 2px 0; row-gap: 2px; align-items: center; }
+section.exercise.docked form.predict label:not(.choice) { display: contents; }
+section.exercise.docked form.predict label:not(.choice) > span { flex: 1 0 100%; font-size: 0.85rem; }
+section.exercise.docked form.predict input[type="text"] { flex: 1 1 8rem; width: auto; }
+section.exercise.docked form.predict fieldset:not([hidden]) { display: flex; flex-wrap: wrap; column-gap: 14px;
+  padding: 0 8px; }
+section.exercise.docked form.predict label.choice { min-height: 44px; }
+section.exercise.docked button.setup { margin: 2px 0; }
 .class-line { color: var(--ol-navy); font-size: 0.92rem; }
 .class-line p { margin: 4px 0; }
 """)
@@ -79,6 +100,11 @@ class ExerciseCard(param.Parameterized):
     start_label = param.String(
         default="Start this exercise",
         doc="'Start this exercise' before it starts, 'Try again' once judged, '' (no button) in between.",
+    )
+    setup_label = param.String(
+        default="",
+        doc="'Set up the lab' while the exercise's setup (its Reset and settings before the prediction) is not done; "
+        "'' (no button) otherwise.",
     )
     feedback_html = param.String(default="", doc="The verdict as escaped HTML; empty before the exercise ends.")
     verdict = param.Selector(default="", objects=["", "correct", "wrong"], doc="Styles the feedback line.")

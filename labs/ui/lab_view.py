@@ -157,6 +157,20 @@ class LabView(Viewer):
         """
         self.transport.param.update(allowed=not reason, reason=reason)
 
+    def advise(self, advice: str = "") -> None:
+        """Say beside Play what a run still needs to count, without turning anything off.
+
+        Parameters
+        ----------
+        advice : str
+            In words for the student (e.g. which setting differs from the exercise's); empty for none.
+        """
+        self.transport.advice = advice
+
+    def reset_lab(self) -> None:
+        """Reset the lab as its Reset button does (an exercise's setup starts from here)."""
+        self.transport.reset()
+
     def spotlight(self, control: str) -> None:
         """Bring a control into view and mark it: an exercise's step is about to ask for it.
 
@@ -167,6 +181,11 @@ class LabView(Viewer):
         """
         if self._layout is not None:
             self._layout.spotlight(control)
+
+    def show_picture(self) -> None:
+        """Bring the picture and its time bar into view: an exercise's next step runs the lab."""
+        if self._layout is not None:
+            self._layout.show_picture()
 
     def listen_for_play(self, on: bool) -> None:
         """Have the page say when Play starts (one message), or stop it saying so.

@@ -129,3 +129,7 @@ class LabStage(JSComponent):
             A key of :attr:`keys`; any other is ignored by the page.
         """
         self._send_msg({"spotlight": key})
+
+    def show_picture(self) -> None:
+        """Bring the picture and its time bar into view in the page (the next step runs the lab)."""
+        self._send_msg({"picture": True})

@@ -43,6 +43,9 @@ ACTIONS = frozenset({"pause", "end", "sync", "step", "reset", "play"})
 
 PLAYING_NOTE = "Step is off while playing; Pause first."
 
+HINT_REGION = {"role": "status", "aria-live": "polite", "aria-atomic": "true"}
+"""The line beside the time bar that says why Step or Play is off, or what a run still needs."""
+
 HINT_STYLE = {"min-height": "1.8em"}
 """The line under the time bar that says why Step or Play is off, its height kept when empty:
 Play, Pause and a gate never move the readout and the rest below (nothing jumps)."""
@@ -60,6 +63,11 @@ class Transport(param.Parameterized):
     model = param.ClassSelector(class_=TimedModel, doc="The model this transport drives.")
     allowed = param.Boolean(default=True, doc="Whether Step and Play may run (exercise gating).")
     reason = param.String(default="", doc="Why Step and Play are off, shown beside them.")
+    advice = param.String(
+        default="",
+        doc="What to do before a run counts (an exercise's setup that the lab does not match), shown beside "
+        "Play while Step and Play are on; empty for none.",
+    )
     resets = param.Integer(default=0, bounds=(0, None), doc="How many times Reset was pressed.")
     plays = param.Integer(
         default=0, bounds=(0, None), doc="How many times Play was pressed while ``report_play`` was on."
@@ -85,7 +93,11 @@ class Transport(param.Parameterized):
             self.now = Span(location=0.0, dimension="height", line_color=ORANGE, line_width=2)
             layers = {"bars": self.bars, "now": self.now}
         self.status = Div(text="", sizing_mode="stretch_width", html_attributes=dict(LIVE_REGION))
-        self.gate = Div(text="", visible=False, sizing_mode="stretch_width", margin=(0, 10, 0, 10))
+        # Why Step and Play are off, or what to do before a run counts: a polite live region that stays
+        # in the page (an emptied one, not a hidden one), so each new line is announced.
+        self.gate = Div(
+            text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10), html_attributes=dict(HINT_REGION)
+        )
         # Shown by player.js while playing (like PhET's time controls, Step works only when paused).
         self.playing_note = Div(
             text=f'<p role="note" style="margin:2px 0;color:{MUTED_GREY}">{PLAYING_NOTE}</p>',
@@ -158,15 +170,21 @@ class Transport(param.Parameterized):
         return pn.pane.Bokeh(column, sizing_mode="stretch_width")
 
     def gate_html(self) -> str:
-        """Why Step and Play are off, as HTML; empty while they are allowed."""
-        if self.allowed or not self.reason:
+        """Why Step and Play are off, or what a run still needs (``advice``), as HTML; empty for neither."""
+        line = self.reason if not self.allowed else self.advice
+        if not line:
             return ""
-        return f'<p role="note" style="margin:2px 0;color:{GATE_BROWN};font-weight:600">{escape(self.reason)}</p>'
+        return f'<p class="gate" style="margin:2px 0;color:{GATE_BROWN};font-weight:600">{escape(line)}</p>'
 
     @param.depends("report_play", watch=True)
     def _report_play(self) -> None:
         with pn.io.hold(self.state.document):
             self.state.report_play = self.report_play
+
+    @param.depends("advice", watch=True)
+    def _advise(self) -> None:
+        with pn.io.hold(self.state.document):
+            self.gate.text = self.gate_html()
 
     @param.depends("allowed", "reason", watch=True)
     def _gate(self) -> None:
@@ -177,7 +195,7 @@ class Transport(param.Parameterized):
             self.play_button.disabled = not self.allowed
             self.step_button.disabled = not self.allowed
             self.end_button.disabled = not self.allowed
-            self.gate.update(text=self.gate_html(), visible=bool(self.gate_html()))
+            self.gate.text = self.gate_html()
             if not self.allowed:
                 # Stop any playback in the browser, without a report, and bring the page back to the
                 # model's t in the same message (after the epoch: the stop writes the page's own t).
@@ -207,6 +225,20 @@ class Transport(param.Parameterized):
             if self.model.param.values() == before:
                 # A change to the model redraws the lab, and the lab shows its readout here; with
                 # none, the page still has to be brought back from what it drew unsynced while playing.
+                self.resend()
+
+    def reset(self) -> None:
+        """Reset the model as the page's Reset button does, from the server (an exercise's setup).
+
+        Any playback in the page stops first, without a report (as a gate stops it), and the
+        callbacks watching ``resets`` run as after a press.
+        """
+        before = self.model.param.values()
+        with pn.io.hold(self.state.document):
+            self.state.epoch += 1
+            self.model.reset()
+            self.resets += 1
+            if self.model.param.values() == before:
                 self.resend()
 
     def resend(self) -> None:

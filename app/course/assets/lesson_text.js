@@ -47,6 +47,30 @@ function drawCard(send, shareBase) {
   lock.textContent = "Lock prediction"
   form.append(label, fieldset, lock)
   const radios = () => Array.from(fieldset.querySelectorAll("input"))
+  // "Set up the lab": the exercise's Reset and settings in one press, while they are not done.
+  const setup = document.createElement("button")
+  setup.type = "button"
+  setup.className = "setup"
+  setup.hidden = true
+  setup.addEventListener("click", () => send({ action: "setup" }))
+  // The dock: on a phone, while the exercise runs, the question in short, the next step, the setup
+  // and the prediction stay at the bottom of the screen, so the lab's picture and time bar share the
+  // screen with them (dockCard). Elsewhere it is the card's ordinary prediction row. Its head repeats
+  // what the card says above, so screen readers skip it.
+  const dock = document.createElement("div")
+  dock.className = "dock"
+  const head = document.createElement("div")
+  head.className = "dock-head"
+  head.setAttribute("aria-hidden", "true")
+  const headTitle = document.createElement("p")
+  headTitle.className = "dock-title"
+  const headPrompt = document.createElement("p")
+  headPrompt.className = "dock-prompt"
+  headPrompt.addEventListener("click", () => headPrompt.classList.toggle("open"))
+  const headNext = document.createElement("p")
+  headNext.className = "dock-next"
+  head.append(headTitle, headPrompt, headNext)
+  dock.append(head, setup, form)
   const feedback = document.createElement("div")
   feedback.setAttribute("role", "status")
   const why = document.createElement("p")
@@ -54,7 +78,7 @@ function drawCard(send, shareBase) {
   const classLine = document.createElement("div")
   classLine.className = "class-line"
   classLine.setAttribute("role", "status")
-  section.append(steps, begin, form, feedback, why, classLine)
+  section.append(steps, begin, dock, feedback, why, classLine)
 
   const card = {}
   let shareBox = null
@@ -91,7 +115,24 @@ function drawCard(send, shareBase) {
         if (focused) section.focus({ preventScroll: true })
       }
     },
-    steps_html: () => { steps.innerHTML = card.steps_html },
+    steps_html: () => {
+      steps.innerHTML = card.steps_html
+      const title = steps.querySelector("h2, h3")
+      const prompt = steps.querySelector("h2 + p, h3 + p")
+      const next = steps.querySelector("li.current")
+      headTitle.textContent = title ? title.textContent : ""
+      headPrompt.textContent = prompt ? prompt.textContent : ""
+      headNext.textContent = next && next.firstChild ? `Next: ${next.firstChild.textContent}` : ""
+    },
+    setup_label: () => {
+      const focused = section.getRootNode().activeElement === setup
+      setup.textContent = card.setup_label
+      setup.hidden = !card.setup_label
+      if (focused && setup.hidden) {  // done: on to the prediction, or back to the card
+        if (!card.locked && !card.choices.length) input.focus({ preventScroll: true })
+        else section.focus({ preventScroll: true })
+      }
+    },
     prediction_label: () => {
       caption.textContent = card.prediction_label
       legend.textContent = card.prediction_label
@@ -128,7 +169,16 @@ function drawCard(send, shareBase) {
       start.textContent = card.start_label
       placeStart()
     },
-    feedback_html: () => { feedback.innerHTML = card.feedback_html },
+    feedback_html: () => {
+      const verdict = !feedback.innerHTML && card.feedback_html && drawn
+      feedback.innerHTML = card.feedback_html
+      // A verdict that arrives after a run is brought into view and focused, once the page has
+      // laid out (the dock gives its place back first): on a phone the card is above the lab.
+      if (verdict) requestAnimationFrame(() => {
+        feedback.scrollIntoView({ block: "nearest" })
+        feedback.focus({ preventScroll: true })
+      })
+    },
     verdict: () => { feedback.className = card.verdict ? `feedback ${card.verdict}` : "" },
     explanation_html: () => {
       why.innerHTML = card.explanation_html
@@ -149,6 +199,8 @@ function drawCard(send, shareBase) {
     },
   }
   section.tabIndex = -1  // where focus goes when the focused Lock button is disabled
+  feedback.tabIndex = -1  // where focus goes when a verdict arrives
+  let drawn = false  // a verdict already there when the page opens is not brought into view
   // Draw what changed since last time, in the server's field order.
   const show = (fields, values) => {
     fields.forEach((name, i) => {
@@ -157,8 +209,37 @@ function drawCard(send, shareBase) {
       const redraw = draw[name]
       if (redraw) redraw()
     })
+    drawn = true
   }
-  return { section, show, card }
+  return { section, show, card, dock }
+}
+
+// On a narrow screen the running exercise's dock stays at the bottom of the window; the page keeps
+// room for it under its end, and a control scrolled into view lands above it, not behind it.
+function dockCards(cards, wide) {
+  const scroller = document.getElementById("main")
+  let docked = null
+  const room = new ResizeObserver(() => {
+    const height = docked ? docked.dock.offsetHeight : 0
+    if (scroller) scroller.style.scrollPaddingBottom = height ? `${height + 8}px` : ""
+    if (docked) docked.section.getRootNode().host?.style.setProperty("padding-bottom", `${height}px`)
+  })
+  return () => {
+    const running = wide.matches ? null : cards.find((c) => c && c.card.active && !c.card.feedback_html)
+    if (running === docked) return false
+    if (docked) {
+      docked.section.classList.remove("docked")
+      room.unobserve(docked.dock)
+      docked.section.getRootNode().host?.style.removeProperty("padding-bottom")
+      if (scroller) scroller.style.scrollPaddingBottom = ""
+    }
+    docked = running || null
+    if (docked) {
+      docked.section.classList.add("docked")
+      room.observe(docked.dock)
+    }
+    return Boolean(docked)
+  }
 }
 
 function scrollWhenSettled(target) {
@@ -230,9 +311,10 @@ export function render({ model }) {
   }
   new ResizeObserver(reachable).observe(parts)
   let place = () => {}
+  let pane = null
   const lab = model.get_child("lab")
   if (lab) {
-    const pane = document.createElement("div")
+    pane = document.createElement("div")
     pane.className = "lesson-lab"
     pane.append(lab)
     root.classList.add("with-lab")
@@ -240,9 +322,18 @@ export function render({ model }) {
     parts.insertBefore(end, footer)
     place = placeLab(root, parts, end, pane, cards, model.side_by_side_from)
   }
+  const wide = window.matchMedia(`(min-width: ${model.side_by_side_from}px)`)
+  const dockRunning = dockCards(cards, wide)
+  wide.addEventListener("change", () => dockRunning())
+  let opened = false
   const update = () => {
     model.cards.forEach((values, i) => { if (cards[i]) cards[i].show(model.card_fields, values) })
     place()
+    // A run starting on a phone: its question and prediction are in the dock, so the lab's picture
+    // and time bar come to the top of the screen above it (not when the page opens: a deep link
+    // shows its card first).
+    if (dockRunning() && opened && pane) requestAnimationFrame(() => pane.scrollIntoView({ block: "start" }))
+    opened = true
   }
   update()
   model.on("cards", update)

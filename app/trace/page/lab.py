@@ -102,6 +102,21 @@ class TraceLab(TraceView):
         self.sample.disabled = bool(reason)
         self.hint.object = f'<p class="gate">{html.escape(reason)}</p>' if reason else ""
 
+    def advise(self, advice: str = "") -> None:
+        """Say beside Load what a run still needs to count (an exercise's setup), while Load is on.
+
+        Parameters
+        ----------
+        advice : str
+            In words for the student; empty for none.
+        """
+        if not self.sample.disabled:
+            self.hint.object = f'<p class="gate">{html.escape(advice)}</p>' if advice else ""
+
+    def reset_lab(self) -> None:
+        """Reset as the Reset button does: unload the sample."""
+        self._reset()
+
     def spotlight(self, control: str) -> None:
         """Nothing to bring into view: the sample trace has no controls an exercise sets.
 
@@ -110,6 +125,9 @@ class TraceLab(TraceView):
         control : str
             Unused.
         """
+
+    def show_picture(self) -> None:
+        """Nothing to bring back into view: Load sits above what the trace shows."""
 
     def listen_for_play(self, on: bool) -> None:
         """Nothing to listen for: Load itself tells the exercise (:meth:`on_play`).

@@ -72,6 +72,8 @@ export function render({ model }) {
 
   // An exercise step that sets a control brings it into view (opening its panel) and marks it.
   model.on("msg:custom", (msg) => {
+    // The next step is a run: bring the picture and its time bar back into view (after a control far below).
+    if (msg && msg.picture) return picture.scrollIntoView({ block: "nearest" })
     const child = msg && byKey.get(msg.spotlight)
     if (!child) return
     const details = child.closest("details")
