@@ -163,8 +163,11 @@ class ExerciseRunner(Viewer):
             buttons, agree = play_buttons(self.model_class)
             if not self.locked:
                 reason = f"{buttons} {'is' if agree else 'are'} off until you lock a prediction."
-            elif not runs_left:
-                reason = f"{buttons} wait{agree} while you do the exercise's next step."
+            elif not runs_left and self.current < len(self.exercise.steps):
+                step = describe_step(self.exercise.steps[self.current], self.model_class)
+                reason = f"{buttons} wait{agree} while you do the exercise's next step: {step}."
+            elif not runs_left:  # every step done, but a setting was changed since (_finish says which)
+                reason = self.notice or f"{buttons} wait{agree} while you do the exercise's next step."
         self.lab.gate(reason)
         unset = running and self.locked and setup_pending(self.exercise, self.current)
         buttons, _ = play_buttons(self.model_class)

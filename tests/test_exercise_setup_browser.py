@@ -1,0 +1,122 @@
+"""The predict–play–verdict loop in Chromium, on a laptop and on a phone: no silent dead end, one view on a phone.
+
+A student who locks a prediction and presses Play without the exercise's setup is told at once,
+beside Play, which setting differs; "Set up the lab" puts the scene in place. On a phone the running
+exercise's question, prediction and Lock stay docked at the bottom of the screen while the lab's
+picture and time bar are above them, and the verdict is brought into view when the run ends.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Locator, Page, expect
+
+from app.course.catalog import lab_kinds
+from app.course.content import load_lessons
+from app.course.exercise import shown_setting
+from app.course.exercise_setup import SETUP_LABEL
+from tests.student import type_value
+
+pytestmark = pytest.mark.browser
+
+GROWTH = next(
+    (lesson, exercise)
+    for lesson in load_lessons()
+    for exercise in lesson.exercises
+    if exercise.lab == "queue" and [step.kind for step in exercise.steps] == ["reset", "set", "set", "predict", "run"]
+    and exercise.steps[1].control == "arrival_rate"
+    and exercise.steps[1].value > 1
+)
+"""A queue exercise whose setup is Reset, λ (above the default 1) and μ, then Play: lesson 1's growth."""
+
+
+def start(page: Page) -> tuple[Locator, Locator]:
+    """Open the lesson, start the exercise, and return its card and the queue lab."""
+    lesson, exercise = GROWTH
+    page.goto(f"{page.base_url}/lesson?id={lesson.slug}")  # type: ignore[attr-defined]
+    card = page.get_by_role("region", name=f"Exercise: {exercise.title}")
+    card.get_by_role("button", name="Start this exercise").click()
+    lab = page.get_by_role("region", name="Queue lab")
+    expect(lab.get_by_role("status").first).to_contain_text("t = ")
+    return card, lab
+
+
+def lock(card: Locator, value: str) -> None:
+    card.get_by_role("textbox", name="Your prediction").fill(value)
+    card.get_by_role("button", name="Lock prediction").click()
+    expect(card.get_by_role("textbox", name="Your prediction")).to_be_disabled()
+
+
+@pytest.mark.parametrize("device", ["page", "phone"])
+def test_play_without_the_setup_names_the_setting_beside_play_and_the_setup_button_closes_the_loop(
+    device: str, request: pytest.FixtureRequest
+):
+    page: Page = request.getfixturevalue(device)
+    _, exercise = GROWTH
+    card, lab = start(page)
+    lock(card, f"{exercise.answer:g}")
+    play = lab.get_by_role("button", name="Play")
+    expect(play).to_be_enabled()
+    play.click()
+    beside_play = lab.get_by_text("This run is not judged")
+    expect(beside_play).to_be_visible()
+    expect(beside_play).to_contain_text("Arrival rate λ is 1 (this exercise needs 4)")
+    expect(beside_play).to_be_in_viewport()
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()  # the run goes on: exploring is allowed
+    card.get_by_role("button", name=SETUP_LABEL).click()
+    expect(beside_play).to_have_count(0)
+    expect(lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value("4")
+    expect(card.get_by_role("button", name=SETUP_LABEL)).to_have_count(0)
+    lab.get_by_role("button", name="Play").click()
+    feedback = card.get_by_role("status").first
+    expect(feedback).to_contain_text("Correct")
+    expect(feedback).to_be_in_viewport()
+
+
+MISSING_EVENT = next(
+    (lesson, exercise)
+    for lesson in load_lessons()
+    for exercise in lesson.exercises
+    if exercise.lab == "timeline"
+    and any(step.kind == "set" and step.control == "missing_event" for step in exercise.steps)
+)
+"""A timeline exercise whose one setting is a select folded far below the picture on a phone."""
+
+
+@pytest.mark.parametrize("case", [GROWTH, MISSING_EVENT], ids=["queue-fields", "timeline-select-far-below"])
+def test_the_whole_exercise_by_taps_on_a_phone_keeps_the_prediction_beside_play_and_shows_the_verdict(
+    phone: Page, case
+):
+    lesson, exercise = case
+    model_class = lab_kinds()[exercise.lab].model
+    phone.goto(f"{phone.base_url}/lesson?id={lesson.slug}")  # type: ignore[attr-defined]
+    card = phone.get_by_role("region", name=f"Exercise: {exercise.title}")
+    card.get_by_role("button", name="Start this exercise").tap()
+    lab = phone.get_by_role("region", name=lab_kinds()[exercise.lab].title)
+    expect(lab.get_by_role("status").first).to_contain_text("t = ")
+    prediction = card.get_by_role("textbox", name="Your prediction")
+    expect(prediction).to_be_in_viewport()
+    expect(lab.get_by_role("button", name="Play")).to_be_in_viewport()
+    lab.get_by_role("button", name="Reset").tap()
+    for step in exercise.steps:
+        if step.kind != "set":
+            continue
+        label = model_class.param[step.control].label
+        if step.control in getattr(model_class, "choice_controls", ()):
+            select = lab.get_by_role("combobox", name=label)
+            expect(select).to_be_in_viewport()  # the step brought it into view
+            select.select_option(label=shown_setting(step.control, step.value, model_class))
+        else:
+            type_value(lab, label, f"{step.value:g}")
+            expect(lab.get_by_role("textbox", name=label)).to_have_value(f"{step.value:g}")
+    prediction.fill(f"{exercise.answer:g}")
+    card.get_by_role("button", name="Lock prediction").tap()
+    play = lab.get_by_role("button", name="Play")
+    expect(play).to_be_enabled()
+    expect(play).to_be_in_viewport()  # brought back after the last setting, however far below it was
+    expect(prediction).to_be_in_viewport()
+    expect(prediction).to_have_value(f"{exercise.answer:g}")
+    play.tap()
+    feedback = card.get_by_role("status").first
+    expect(feedback).to_contain_text("Correct")
+    expect(feedback).to_be_in_viewport()
