@@ -8,14 +8,17 @@ YAML; ``content/README.md`` documents the fields. Every problem is reported as a
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import param
 import yaml
 
+from app.course import variants
 from app.course.catalog import LabKind, lab_kinds
 from app.course.spec import Exercise, Lesson, Mistake, SpecError, Step
 from labs.timed import InvalidInput, format_number
@@ -110,8 +113,13 @@ def _mistakes(
     found = []
     for index, item in enumerate(raw):
         where = f"mistakes[{index}]"
-        if not isinstance(item, dict) or set(item) != {"answer", "reasoning"}:
-            raise SpecError(path, "needs exactly 'answer' and 'reasoning'", exercise, where)
+        if not isinstance(item, dict) or not {"answer", "reasoning"} <= set(item) <= _MISTAKE_FIELDS:
+            raise SpecError(
+                path, "needs exactly 'answer' and 'reasoning' (and may give 'rule' or 'as_if')", exercise, where
+            )
+        rule, as_if = _rule(path, exercise, where, item)
+        if choices and (rule or as_if):
+            raise SpecError(path, "a choice's mistake has no rule", exercise, where)
         if choices:
             wrong = _choice(path, exercise, f"{where}.answer", item["answer"], choices)
             if wrong == answer:
@@ -122,8 +130,137 @@ def _mistakes(
                 raise SpecError(path, f"{format_number(wrong)} is within the tolerance of the answer", exercise, where)
         if any(m.answer == wrong for m in found):
             raise SpecError(path, "names the same wrong answer as an earlier mistake", exercise, where)
-        found.append(Mistake(answer=wrong, reasoning=_text(path, exercise, f"{where}.reasoning", item["reasoning"])))
+        reasoning = _text(path, exercise, f"{where}.reasoning", item["reasoning"])
+        found.append(Mistake(answer=wrong, reasoning=reasoning, rule=rule, as_if=as_if, template=reasoning))
     return tuple(found)
+
+
+_MISTAKE_FIELDS = {"answer", "reasoning", "rule", "as_if"}
+
+
+def _rule(path: Path, exercise: str, where: str, item: dict) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """A mistake's ``rule`` (an expression) or ``as_if`` ({control: expression}), as written."""
+    if "rule" in item and "as_if" in item:
+        raise SpecError(path, "give 'rule' or 'as_if', not both", exercise, where)
+    if "rule" in item:
+        raw = item["rule"]
+        if isinstance(raw, bool) or not isinstance(raw, str | int | float):
+            raise SpecError(path, "must be an expression, e.g. arrival_rate - service_rate", exercise, f"{where}.rule")
+        return str(raw), ()
+    if "as_if" in item:
+        raw = item["as_if"]
+        if not isinstance(raw, dict) or not raw or not all(isinstance(v, str | int | float) for v in raw.values()):
+            raise SpecError(path, "must map controls to values, e.g. {arrival_rate: 0}", exercise, f"{where}.as_if")
+        return "", tuple((str(control), str(value)) for control, value in raw.items())
+    return "", ()
+
+
+def _vary(path: Path, exercise: str, raw: object, steps: tuple[Step, ...]) -> tuple[tuple[tuple[str, float], ...], ...]:
+    """``vary``: the other numbers the exercise may ask with, as combinations of its settings.
+
+    Either a mapping of each varied control to a list of values (or ``{from, to, step}``), every
+    combination of which is asked, or a list of mappings, each one combination (for settings that
+    must move together, such as both bucket caps).
+    """
+    if raw is None:
+        return ()
+    numbers = {step.control for step in steps if step.kind == "set" and not isinstance(step.value, bool | str)}
+
+    def values_of(control: object, values: object, where: str) -> tuple[float, ...]:
+        if control not in numbers:
+            raise SpecError(path, "varies only a number the exercise's steps set", exercise, where)
+        if isinstance(values, dict) and set(values) == {"from", "to", "step"}:
+            start, stop, step = (_number(path, exercise, f"{where}.{k}", values[k]) for k in ("from", "to", "step"))
+            if step <= 0 or stop < start or (stop - start) / step > 50:
+                raise SpecError(path, "needs from ≤ to and a step above 0 (at most 50 values)", exercise, where)
+            values = [round(start + i * step, 10) for i in range(int(round((stop - start) / step)) + 1)]
+        if not isinstance(values, list) or not values:
+            values = [values]
+        return tuple(_number(path, exercise, where, v) for v in values)
+
+    if isinstance(raw, dict) and raw:
+        lists = [(str(control), values_of(control, values, f"vary.{control}")) for control, values in raw.items()]
+        combos = [
+            tuple(sorted(zip([c for c, _ in lists], chosen, strict=True)))
+            for chosen in itertools.product(*(v for _, v in lists))
+        ]
+    elif isinstance(raw, list) and raw and all(isinstance(item, dict) and item for item in raw):
+        combos = []
+        for index, item in enumerate(raw):
+            where = f"vary[{index}]"
+            if set(item) != set(raw[0]):
+                raise SpecError(path, "every combination must name the same controls", exercise, where)
+            combos.append(tuple(sorted((str(c), values_of(c, v, f"{where}.{c}")[0]) for c, v in item.items())))
+    else:
+        raise SpecError(path, "must map controls to lists of values, or list combinations of them", exercise, "vary")
+    if len(combos) > 60:
+        raise SpecError(path, f"gives {len(combos)} combinations; at most 60", exercise, "vary")
+    return tuple(dict.fromkeys(combos))
+
+
+def _with_numbers(path: Path, exercise: Exercise) -> Exercise:
+    """Fill the exercise's templates, check its mistakes' rules, and check every variant it may ask.
+
+    An exercise without placeholders, rules or ``vary`` is returned as it is (nothing runs).
+    """
+    needs_model = exercise.vary or any(m.rule or m.as_if for m in exercise.mistakes) or any(
+        "{" in text for text in (exercise.prompt, exercise.explanation, *(m.reasoning for m in exercise.mistakes))
+    )
+    if not needs_model:
+        return exercise
+    try:
+        model = variants.run_steps(exercise)
+        names = variants.names_of(exercise, model, exercise.answer)
+        mistakes = []
+        for index, mistake in enumerate(exercise.mistakes):
+            if mistake.rule or mistake.as_if:
+                ruled = variants.mistake_value(mistake, exercise, names)
+                if abs(ruled - mistake.answer) > max(0.006, 0.005 * abs(mistake.answer), exercise.tolerance / 2):
+                    raise SpecError(
+                        path,
+                        f"its rule gives {format_number(ruled)}, not the {format_number(mistake.answer)} written",
+                        exercise.id,
+                        f"mistakes[{index}]",
+                    )
+            elif exercise.vary:
+                needs = "an exercise that varies needs a rule or as_if for each mistake"
+                raise SpecError(path, needs, exercise.id, f"mistakes[{index}]")
+            filled = variants.fill(mistake.template, {**names, "mistake": mistake.answer})
+            mistakes.append(replace(mistake, reasoning=filled))
+        exercise = replace(
+            exercise,
+            prompt=variants.fill(exercise.prompt, names),
+            explanation=variants.fill(exercise.explanation, names),
+            mistakes=tuple(mistakes),
+        )
+    except variants.RuleError as error:
+        raise SpecError(path, str(error), exercise.id, "mistakes") from None
+    for values in variants.combinations(exercise)[1:]:
+        _check_variant(path, exercise, values)
+    return exercise
+
+
+def _check_variant(path: Path, exercise: Exercise, values: dict[str, float]) -> None:
+    """One variant must be answerable, and each of its mistakes outside the tolerance and apart from the rest."""
+    where = ", ".join(f"{control} = {format_number(value)}" for control, value in values.items())
+    try:
+        shown = variants.variant(exercise, values)
+    except (InvalidInput, variants.RuleError, ValueError, ArithmeticError) as error:
+        raise SpecError(path, f"with {where}: {error}", exercise.id, "vary") from None
+    if not math.isfinite(shown.answer):
+        raise SpecError(path, f"with {where} the lab shows no answer", exercise.id, "vary")
+    for index, mistake in enumerate(shown.mistakes):
+        if abs(mistake.answer - shown.answer) <= shown.tolerance:
+            raise SpecError(
+                path,
+                f"with {where} this mistake gives {format_number(mistake.answer)}, within the tolerance of the "
+                f"answer {format_number(shown.answer)}",
+                exercise.id,
+                f"mistakes[{index}]",
+            )
+        if any(abs(mistake.answer - other.answer) <= shown.tolerance for other in shown.mistakes[:index]):
+            same = f"with {where} this mistake gives the same number as an earlier one"
+            raise SpecError(path, same, exercise.id, f"mistakes[{index}]")
 
 
 def _step(path: Path, exercise: str, index: int, raw: object, lab: LabKind) -> Step:
@@ -201,7 +338,7 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
     for name in required:
         if name not in data:
             raise SpecError(path, "is missing", exercise_id, name)
-    known = {"id", "lab", "mistakes", "tolerance", *required}
+    known = {"id", "lab", "mistakes", "tolerance", "vary", *required}
     for name in data:
         if name not in known:
             raise SpecError(path, f"unknown field; known: {', '.join(sorted(known))}", exercise_id, name)
@@ -265,21 +402,29 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
             raise SpecError(path, "must be 0 or more", exercise_id, "tolerance")
         answer = _number(path, exercise_id, "answer", data["answer"])
         unit = _text(path, exercise_id, "prediction.unit", prediction["unit"])
-    return Exercise(
+    prompt_text = _text(path, exercise_id, "prediction.prompt", prediction["prompt"])
+    explanation = _text(path, exercise_id, "explanation", data["explanation"])
+    exercise = Exercise(
         id=exercise_id,
         title=_text(path, exercise_id, "title", data["title"]),
         lab=lab_name,
         steps=steps,
-        prompt=_text(path, exercise_id, "prediction.prompt", prediction["prompt"]),
+        prompt=prompt_text,
         quantity=quantity,
         unit=unit,
         at=at,
         answer=answer,
         tolerance=tolerance,
-        explanation=_text(path, exercise_id, "explanation", data["explanation"]),
+        explanation=explanation,
         mistakes=_mistakes(path, exercise_id, data.get("mistakes"), answer, tolerance, choices),
         choices=choices,
+        vary=() if is_choice else _vary(path, exercise_id, data.get("vary"), steps),
+        prompt_template=prompt_text,
+        explanation_template=explanation,
     )
+    if is_choice and data.get("vary") is not None:
+        raise SpecError(path, "a choice exercise does not vary its numbers", exercise_id, "vary")
+    return _with_numbers(path, exercise)
 
 
 def slug_of(path: Path) -> str:

@@ -23,6 +23,7 @@ from app.course.exercise_words import (
 )
 from app.course.lesson_text import LessonText
 from app.course.progress import ProgressStore
+from app.course.variants import RETRY_LABEL, asked_with_new_numbers
 from app.web.share import exercise_paths
 from labs.numbers import NotANumber, parse_number
 from labs.timed import TimedModel
@@ -81,6 +82,8 @@ class ExerciseRunner(Viewer):
         self._spotlit: int | None = None  # the set step whose control was last brought into view
         self._played: int | None = None  # the run step during which Play was pressed (judged_on_play)
         self._ran_unset = False  # Play was pressed after the lock with the setup not done
+        self._written = self.exercise  # the exercise as the lesson writes it; ``exercise`` may be a variant
+        self._retries = 0  # how many times new numbers were asked for
         spec: Exercise = self.exercise
         self.key = f"{self.lesson_slug}/{spec.id}"
         self.card = ExerciseCard(
@@ -219,6 +222,24 @@ class ExerciseRunner(Viewer):
             self.lock(message.get("text"))
         elif message.get("action") == "setup":
             self.set_up()
+        elif message.get("action") == "retry":
+            self.retry(message.get("seed"))
+
+    def retry(self, seed: object) -> None:
+        """Ask the same question again with new numbers ("Try it with new numbers"), and start it.
+
+        Parameters
+        ----------
+        seed : object
+            The browser's seed (a whole number kept in its localStorage): each student meets the
+            variants in an order of their own. Anything else counts as 0.
+        """
+        if not self._written.vary:
+            return
+        whole = seed if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**53 else 0
+        self._retries += 1
+        self.exercise = asked_with_new_numbers(self._written, whole, self._retries)
+        self.start()
 
     def set_up(self) -> None:
         """Put the exercise's scene in the lab (its Reset and settings before the prediction), as its button does.
@@ -366,6 +387,7 @@ class ExerciseRunner(Viewer):
             locked=self.locked,
             start_label=self.start_label(),
             setup_label=self.setup_label(),
+            retry_label=RETRY_LABEL if self.active and self.finished and self._written.vary else "",
             class_html=self.class_html(),
             **self.feedback(),
         )

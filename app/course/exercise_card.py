@@ -106,6 +106,11 @@ class ExerciseCard(param.Parameterized):
         doc="'Set up the lab' while the exercise's setup (its Reset and settings before the prediction) is not done; "
         "'' (no button) otherwise.",
     )
+    retry_label = param.String(
+        default="",
+        doc="'Try it with new numbers' after a verdict, for an exercise that varies its numbers; '' (no button) "
+        "otherwise.",
+    )
     feedback_html = param.String(default="", doc="The verdict as escaped HTML; empty before the exercise ends.")
     verdict = param.Selector(default="", objects=["", "correct", "wrong"], doc="Styles the feedback line.")
     explanation_html = param.String(default="", doc="Why, shown below the verdict once it is given.")

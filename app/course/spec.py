@@ -58,6 +58,12 @@ class Mistake:
 
     answer: float
     reasoning: str
+    rule: str = ""
+    """How the number follows from the exercise's numbers: an expression (:mod:`app.course.variants`)."""
+    as_if: tuple[tuple[str, str], ...] = ()
+    """Or: the lab's own reading with these settings changed, each ``(control, expression)``."""
+    template: str = ""
+    """The reasoning as written, with ``{...}`` placeholders for a variant's numbers."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,14 @@ class Exercise:
     explanation: str
     mistakes: tuple[Mistake, ...] = ()
     choices: tuple[str, ...] = ()
+    vary: tuple[tuple[tuple[str, float], ...], ...] = ()
+    """The other numbers "Try it with new numbers" may ask with: combinations of ``(control, value)``."""
+    prompt_template: str = ""
+    """The prompt as written, with ``{...}`` placeholders (``prompt`` is it filled for these numbers)."""
+    explanation_template: str = ""
+    """The explanation as written, with placeholders."""
+    variant: tuple[tuple[str, float], ...] = ()
+    """For a variant, the varied controls' values; empty for the exercise as the lesson writes it."""
 
     def choice_text(self, value: float) -> str:
         """The text of the choice with index ``value`` (a choice exercise's prediction or reading)."""

@@ -22,7 +22,12 @@ function drawCard(send, shareBase) {
   begin.className = "begin"
   const start = document.createElement("button")
   start.type = "button"
-  begin.append(start)
+  // After a verdict, an exercise that varies its numbers asks again with new ones.
+  const retry = document.createElement("button")
+  retry.type = "button"
+  retry.className = "primary"
+  retry.hidden = true
+  begin.append(retry, start)
   const form = document.createElement("form")
   form.className = "predict"
   form.hidden = true
@@ -89,6 +94,7 @@ function drawCard(send, shareBase) {
     send({ action: "lock", text: card.choices.length ? (chosen ? chosen.value : "") : input.value })
   })
   start.addEventListener("click", () => send({ action: "start" }))
+  retry.addEventListener("click", () => send({ action: "retry", seed: variantSeed() }))
 
   // Start comes first; once the exercise is judged, "Try again" comes after the verdict. The
   // button keeps keyboard focus when it moves, and a started exercise hands focus to its field.
@@ -169,6 +175,13 @@ function drawCard(send, shareBase) {
       start.textContent = card.start_label
       placeStart()
     },
+    retry_label: () => {
+      const focused = section.getRootNode().activeElement === retry
+      retry.textContent = card.retry_label
+      retry.hidden = !card.retry_label
+      // The new question's field takes focus (the button is gone), without the phone's keyboard popping up.
+      if (focused && retry.hidden) section.focus({ preventScroll: true })
+    },
     feedback_html: () => {
       const verdict = !feedback.innerHTML && card.feedback_html && drawn
       feedback.innerHTML = card.feedback_html
@@ -240,6 +253,20 @@ function dockCards(cards, wide) {
     }
     return Boolean(docked)
   }
+}
+
+// The order in which this browser meets an exercise's variants: one whole number, made once and kept.
+const SEED_KEY = "overlap-lab-variant-seed-v1"
+function variantSeed() {
+  let seed = null
+  try { seed = Number(window.localStorage.getItem(SEED_KEY)) } catch (error) {}
+  if (!Number.isSafeInteger(seed) || seed <= 0) {
+    const words = new Uint32Array(1)
+    window.crypto.getRandomValues(words)
+    seed = words[0] + 1
+    try { window.localStorage.setItem(SEED_KEY, String(seed)) } catch (error) {}
+  }
+  return seed
 }
 
 function scrollWhenSettled(target) {
