@@ -44,7 +44,14 @@ _OPERATORS: dict[type, Callable[..., float]] = {
     ast.USub: operator.neg,
     ast.UAdd: operator.pos,
 }
-_FUNCTIONS: dict[str, Callable[..., float]] = {"min": min, "max": max, "abs": abs, "ceil": math.ceil, "floor": math.floor}
+_FUNCTIONS: dict[str, Callable[..., float]] = {
+    "min": min,
+    "max": max,
+    "abs": abs,
+    "ceil": math.ceil,
+    "floor": math.floor,
+}
+
 RETRY_LABEL = "Try it with new numbers"
 """The card's button, after a verdict, for an exercise that varies its numbers."""
 

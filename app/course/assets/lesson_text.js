@@ -76,6 +76,16 @@ function drawCard(send, shareBase) {
   headNext.className = "dock-next"
   head.append(headTitle, headPrompt, headNext)
   dock.append(head, setup, form)
+  // The head repeats the card's words only while docked: no second copy of the question otherwise.
+  const fillHead = () => {
+    const docked = section.classList.contains("docked")
+    const title = docked && steps.querySelector("h2, h3")
+    const prompt = docked && steps.querySelector("h2 + p, h3 + p")
+    const next = docked && steps.querySelector("li.current")
+    headTitle.textContent = title ? title.textContent : ""
+    headPrompt.textContent = prompt ? prompt.textContent : ""
+    headNext.textContent = next && next.firstChild ? `Next: ${next.firstChild.textContent}` : ""
+  }
   const feedback = document.createElement("div")
   feedback.setAttribute("role", "status")
   const why = document.createElement("p")
@@ -123,12 +133,7 @@ function drawCard(send, shareBase) {
     },
     steps_html: () => {
       steps.innerHTML = card.steps_html
-      const title = steps.querySelector("h2, h3")
-      const prompt = steps.querySelector("h2 + p, h3 + p")
-      const next = steps.querySelector("li.current")
-      headTitle.textContent = title ? title.textContent : ""
-      headPrompt.textContent = prompt ? prompt.textContent : ""
-      headNext.textContent = next && next.firstChild ? `Next: ${next.firstChild.textContent}` : ""
+      fillHead()
     },
     setup_label: () => {
       const focused = section.getRootNode().activeElement === setup
@@ -224,7 +229,7 @@ function drawCard(send, shareBase) {
     })
     drawn = true
   }
-  return { section, show, card, dock }
+  return { section, show, card, dock, fillHead }
 }
 
 // On a narrow screen the running exercise's dock stays at the bottom of the window; the page keeps
@@ -242,6 +247,7 @@ function dockCards(cards, wide) {
     if (running === docked) return false
     if (docked) {
       docked.section.classList.remove("docked")
+      docked.fillHead()
       room.unobserve(docked.dock)
       docked.section.getRootNode().host?.style.removeProperty("padding-bottom")
       if (scroller) scroller.style.scrollPaddingBottom = ""
@@ -249,6 +255,7 @@ function dockCards(cards, wide) {
     docked = running || null
     if (docked) {
       docked.section.classList.add("docked")
+      docked.fillHead()
       room.observe(docked.dock)
     }
     return Boolean(docked)
