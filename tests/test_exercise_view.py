@@ -236,7 +236,8 @@ def test_no_step_list_names_the_answer():
     for lesson in load_lessons():
         for exercise in lesson.exercises:
             model_class = lab_kinds()[exercise.lab].model  # an exercise may use another lab than its lesson
-            answer = f"{exercise.answer:g}"
+            # a choice is named by its text (its index, 1, would match the 1 of "M/M/1")
+            answer = exercise.choice_text(exercise.answer) if exercise.choices else f"{exercise.answer:g}"
             for step in exercise.steps:
                 text = describe_step(step, model_class)
                 assert not re.search(rf"(?<![\d.]){re.escape(answer)}(?![\d])", text), (lesson.slug, exercise.id, text)

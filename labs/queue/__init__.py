@@ -1,5 +1,6 @@
 """The fluid-queue lab: backlog under arrival rate λ and service rate μ, with an M/M/1 reference and a random queue."""
 
+from labs.queue.schedule import PEAK_AGAINST_MEAN
 from labs.registry import LabRegistration
 
 LAB = LabRegistration(
@@ -21,4 +22,5 @@ LAB = LabRegistration(
         "random_peak": "jobs",
     },
     counts={"random_jobs": "job", "random_peak": "job"},
+    choices={"peak_against_mean": PEAK_AGAINST_MEAN},
 )
