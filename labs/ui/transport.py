@@ -43,8 +43,9 @@ ACTIONS = frozenset({"pause", "end", "sync", "step", "reset", "play"})
 
 PLAYING_NOTE = "Step is off while playing; Pause first."
 
-HINT_REGION = {"role": "status", "aria-live": "polite", "aria-atomic": "true"}
-"""The line beside the time bar that says why Step or Play is off, or what a run still needs."""
+HINT_REGION = {"aria-live": "polite", "aria-atomic": "true"}
+"""The line beside the time bar that says why Step or Play is off, or what a run still needs: a polite live
+region without a role, so that the lab's one ``role="status"`` stays its readout (design.md's UI contract)."""
 
 HINT_STYLE = {"min-height": "1.8em"}
 """The line under the time bar that says why Step or Play is off, its height kept when empty:
