@@ -192,7 +192,10 @@ function drawCard(send, shareBase) {
       feedback.innerHTML = card.feedback_html
       // A verdict that arrives after a run is brought into view and focused, once the page has
       // laid out (the dock gives its place back first): on a phone the card is above the lab.
+      // Where it is already on screen (beside the lab on a laptop) nothing moves and focus stays put.
       if (verdict) requestAnimationFrame(() => {
+        const box = feedback.getBoundingClientRect()
+        if (box.top >= 0 && box.bottom <= window.innerHeight) return
         feedback.scrollIntoView({ block: "nearest" })
         feedback.focus({ preventScroll: true })
       })
