@@ -62,7 +62,7 @@ section.exercise.docked .dock-head { display: block; }
 .dock-prompt.open { display: block; }
 .dock-next { color: var(--ol-navy); font-weight: 600; }
 section.exercise.docked form.predict { margin: 2px 0; row-gap: 2px; align-items: center; }
-section.exercise.docked form.predict label:not(.choice) { display: contents; }
+section.exercise.docked form.predict label:not(.choice):not([hidden]) { display: contents; }
 section.exercise.docked form.predict label:not(.choice) > span { flex: 1 0 100%; font-size: 0.9rem; }
 section.exercise.docked form.predict input[type="text"] { flex: 1 1 8rem; width: auto; }
 section.exercise.docked form.predict fieldset:not([hidden]) { display: flex; flex-wrap: wrap; column-gap: 14px;
