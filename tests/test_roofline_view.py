@@ -160,6 +160,18 @@ def test_at_the_ridge_no_side_is_faster(lab):
     type_in(lab, "intensity", "10")
     type_in(lab, "bandwidth", "100")
     assert lab.chart.faster.data["x"] == [] and not lab.chart.faster_label.visible
+    assert "Ringed" not in lab.roofline.tags[0]
+
+
+def test_the_plot_says_in_words_what_play_draws(lab):
+    send(lab, "reset")
+    type_in(lab, "intensity", "8")
+    type_in(lab, "bandwidth", "100")
+    words = lab.roofline.tags[0]
+    assert "Ringed above it: the compute ceiling at your I, 1000 GFLOP/s; compute alone would be done in 8 ms" in words
+    assert "pace" not in words  # t = 0: nothing played yet
+    send(lab, "pause", 4.0)
+    assert "Play, at 4.00 of 10 ms: the pace line, 8 GFLOP ÷ time so far, is at 2000 GFLOP/s" in lab.roofline.tags[0]
 
 
 def test_reset_command_restores_defaults(lab):

@@ -178,8 +178,18 @@ def roofline_text(m: RooflineModel, conceal: bool) -> PlotText:
         ["roof at the right edge", significant(x1), significant(min(m.peak_compute, x1 * m.bandwidth))],
         ["your kernel", intensity, significant(m.attainable)],
     ]
+    unit, seconds = m.time_unit
+    if not m.at_ridge:  # the faster side's ceiling at the kernel's I, ringed on the plot
+        memory_faster = m.memory_time < m.compute_time
+        side = "memory" if memory_faster else "compute"
+        ceiling = m.intensity * m.bandwidth if memory_faster else m.peak_compute
+        alone = min(m.memory_time, m.compute_time) / seconds
+        summary += (
+            f" Ringed above it: the {side} ceiling at your I, {performance(ceiling)}; {side} alone would be "
+            f"done in {significant(alone)} {unit}."
+        )
+        rows.append([f"{side} ceiling at your I (alone: {significant(alone)} {unit})", intensity, significant(ceiling)])
     if m.t > 0:
-        unit, seconds = m.time_unit
         pace = float(m.pace_at(m.device_time))
         done = "it has reached your kernel: done" if m.t >= m.horizon else "your kernel is not done yet"
         summary += (
