@@ -175,7 +175,8 @@ def _trajectories() -> list[dict[str, list[float]]]:
         {"t": [0.0], "backlog": [7.0]},
     ]
     real = [QueueModel().trajectory(), QueueModel(arrival_rate=1.5, service_rate=0.5).trajectory()]
-    real.append(RooflineModel(intensity=8.0, bandwidth=100.0).trajectory())
+    roofline = RooflineModel(intensity=8.0, bandwidth=100.0).trajectory()
+    real.append({key: column[:6] for key, column in roofline.items()})  # its pace: held, then falling
     return made + [float_columns(trajectory) for trajectory in real]
 
 

@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import io
 import re
 
+import numpy as np
 import pytest
+from PIL import Image
 from playwright.sync_api import expect
 
+from labs.roofline.figures import NAMES
+from tests.conftest import watched_page
 from tests.student import (
     open_lab,
     play_and_pause_checking_the_websocket,
+    plots_laid_out,
     reading,
     readout,
     type_value,
     wait_until,
 )
+from tests.test_conceal_browser import drawn
+from tests.waiting import poll
 
 pytestmark = pytest.mark.browser
 
@@ -163,3 +171,104 @@ def test_play_exchanges_no_message_while_playing(page):
     assert 3.5 < reading(lab, "time") < 10  # device ms, one per second at 1×
     expect(lab.get_by_role("textbox", name="Arithmetic intensity I")).to_have_value("8")
     assert "attainable = 800 GFLOP/s" in readout(lab)
+
+
+# ----- issue 43: Play plays the first picture; its axes never move -----------------------------
+
+SCREENS = {
+    "laptop": {"viewport": {"width": 1280, "height": 800}},
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+}
+
+
+@pytest.fixture(params=list(SCREENS))
+def screen(request, browser, live_server):
+    """A watched page on a laptop (1280 × 800) or a phone's mobile browser (390 × 844, touch)."""
+    yield from watched_page(browser, live_server, request, **SCREENS[request.param])
+
+
+def pixels(canvas) -> np.ndarray:
+    """What a plot's canvas shows now, as an array of RGB pixels."""
+    return np.asarray(Image.open(io.BytesIO(canvas.screenshot())).convert("RGB"), dtype=np.int16)
+
+
+def changed(before: np.ndarray, after: np.ndarray) -> int:
+    """How many pixels differ between two shots of the same canvas."""
+    assert before.shape == after.shape, "the plot changed size"
+    return int(np.count_nonzero(np.abs(before - after).sum(axis=2) > 30))
+
+
+def test_play_moves_the_first_picture_without_a_message_per_frame(screen):
+    """Play animates the roofline itself: above the time bar, on the first screen, all in the browser."""
+    page = screen
+    lab = open_lab(page, "/roofline", "Roofline lab")  # Reset's defaults: 20 ms played in 10 s at 1×
+    plots_laid_out(page)
+    canvas = lab.locator(".bk-Canvas").first
+    plot, play = canvas.bounding_box(), lab.get_by_role("button", name="Play").bounding_box()
+    viewport = page.viewport_size
+    assert plot and play and viewport
+    assert plot["y"] + plot["height"] <= play["y"], "the first plot sits above the time bar"
+    assert play["y"] + play["height"] <= viewport["height"], "plot and Play on the first screen, unscrolled"
+    expect(lab.get_by_role("img").first).to_have_accessible_name(re.compile("^Roofline plot"))
+    still = pixels(canvas)
+    assert changed(still, pixels(canvas)) == 0  # nothing moves before Play
+    log = page.websocket_log  # type: ignore[attr-defined]
+    log.wait_for_quiet(page)
+    before = log.count()
+    lab.get_by_role("button", name="Play").click()
+    poll(lambda: reading(lab, "time") > 2, page=page, what="device time past 2 ms while playing")
+    steady = log.count()
+    early = pixels(canvas)
+    poll(lambda: reading(lab, "time") > 6, page=page, what="device time past 6 ms while playing")
+    later = pixels(canvas)
+    assert log.since(steady) == [], log.messages  # frames drawn in between, no message either way
+    expect(lab.get_by_role("button", name="Pause")).to_be_visible()  # still playing
+    assert changed(still, early) > 100 and changed(early, later) > 100  # the pace line fell, twice
+    lab.get_by_role("button", name="Pause").click()
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    poll(lambda: log.since(before, "sent"), page=page, what="Pause reporting t to the server")
+    log.wait_for_quiet(page)
+    assert 1 <= sum(way == "sent" for way, _ in log.since(before)) <= 2, log.messages
+
+
+READ_AXES = """() => {
+  // The roofline's axes as the page holds them: each range and the performance axis's ticks.
+  for (const doc of (window.Bokeh && Bokeh.documents) || []) {
+    for (const model of doc.all_models) {
+      if (model.title && model.title.text && model.title.text.startsWith("Roofline")) {
+        const ticker = model.left[0].ticker
+        return [model.x_range.start, model.x_range.end, model.y_range.start, model.y_range.end,
+                Array.from(ticker.ticks), model.inner_height]
+      }
+    }
+  }
+  return null
+}"""
+
+
+def test_the_axes_stay_from_concealed_to_the_verdict_and_the_end_of_the_run(page):
+    """Issue 43: a concealed axis is the one the reveal and the whole run use."""
+    page.goto(page.base_url + "/lesson?id=hidden")  # type: ignore[attr-defined]
+    card = page.get_by_role("region", name="Exercise: A kernel at 8 FLOP/byte")
+    card.get_by_role("button", name="Start this exercise").click()
+    lab = page.get_by_role("region", name="Roofline lab")
+    lab.get_by_role("button", name="Reset").click()
+    type_value(lab, "Arithmetic intensity I", "8")
+    type_value(lab, "Memory bandwidth B", "100")
+    status = lab.get_by_role("status").first
+    expect(status).to_contain_text("attainable = ? GFLOP/s")
+    plots_laid_out(page)
+    concealed = page.evaluate(READ_AXES)
+    assert concealed[:4] == [1 / 16, 4096, 0.01, 10_000], concealed
+    pieces = drawn(page)  # where Play's line comes to rest is the answer: hidden, as is the faster side
+    assert not pieces[NAMES["pace_line"]]["visible"] and pieces[NAMES["faster_point"]]["data"]["x"] == []
+    card.get_by_role("textbox", name="Your prediction").fill("800")
+    card.get_by_role("button", name="Lock prediction").click()
+    lab.get_by_role("button", name="Play").click()
+    expect(card.get_by_role("status")).to_contain_text("Correct")
+    expect(status).to_contain_text("attainable = 800 GFLOP/s")
+    assert page.evaluate(READ_AXES) == concealed  # revealed, while playing
+    poll(lambda: drawn(page)[NAMES["pace_line"]]["visible"], page=page, what="the pace line shown once revealed")
+    lab.get_by_role("button", name="To the end").click()
+    expect(status).to_contain_text("device time = 10.00 of 10 ms")
+    assert page.evaluate(READ_AXES) == concealed  # at the end of the run

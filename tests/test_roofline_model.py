@@ -16,6 +16,7 @@ from labs.roofline.model import (
     AT_RIDGE,
     COMPUTE_BOUND,
     MEMORY_BOUND,
+    PACE_CAP,
     RooflineModel,
     playback_scale,
 )
@@ -217,6 +218,28 @@ def test_trajectory_is_exact_under_interpolation_and_honest(i, b, p):
     assert np.all(truth["flops_pct"][device < m.finish_time * (1 - 1e-9)] < 100)
     early = device < m.memory_time
     assert np.allclose(truth["bytes_pct"][early] / 100 * m.traffic, b * device[early], rtol=1e-9)
+
+
+@given(intensities, bandwidths, roofs)
+def test_the_pace_falls_past_each_ceiling_when_that_side_alone_is_done(i, b, p):
+    m = model(i, b, p)
+    traj = m.trajectory()
+    assert traj["pace"][0] == PACE_CAP * p and traj["pace"][-1] == m.attainable  # at rest on the kernel
+    assert np.all(np.diff(traj["pace"]) <= 0)
+    # Between breakpoints Play interpolates; it stays within 1.4 % of work / elapsed.
+    grid = np.linspace(0, m.horizon, 401)[1:]
+    truth = np.minimum(PACE_CAP * p, m.work / (grid * m.time_scale))
+    assert np.all(np.abs(np.interp(grid, traj["t"], traj["pace"]) / truth - 1) < 0.014)
+    # A ceiling is at or above the pace exactly once its side alone would be done.
+    for ceiling, alone in ((i * b, m.memory_time), (p, m.compute_time)):
+        assert m.pace_at(alone) == pytest.approx(min(ceiling, PACE_CAP * p), rel=1e-9) or alone >= m.finish_time
+        if ceiling < PACE_CAP * p and alone * (1 - 1e-6) < m.finish_time:  # (held at the cap: far above the plot)
+            assert m.pace_at(alone * (1 - 1e-6)) > ceiling
+
+
+def test_the_pace_on_the_lessons_example():
+    m = model(8, 100)  # memory 10 ms, compute alone 8 ms
+    assert m.pace_at(np.array([0.002, 0.008, 0.010])) == pytest.approx([4000, 1000, 800])
 
 
 def test_memory_bound_arithmetic_waits_for_bytes_and_compute_bound_bytes_finish_early():

@@ -8,7 +8,8 @@ import pytest
 
 from labs.numbers import significant
 from labs.roofline.devices import CUSTOM_DEVICE, DEVICES, TEACHING_DEVICE
-from labs.roofline.text import X_RANGE, axis_label, performance, performance_range
+from labs.roofline.figures import PACE_WORDS
+from labs.roofline.text import COMPUTE_COLOUR, MEMORY_COLOUR, X_RANGE, axis_label, performance, performance_range
 from labs.roofline.view import RooflineLab
 from tests.headless import field, send, status_text
 
@@ -134,9 +135,43 @@ def test_compute_bound_race_bytes_are_in_first(lab):
     type_in(lab, "bandwidth", "100")
     send(lab, "pause", 5.0)
     assert "bytes moved 100% · FLOPs done 62%" in status_text(lab) or "FLOPs done 63%" in status_text(lab)
-    race = lab.race_chart
-    assert race.memory_done.location == pytest.approx(5) and race.compute_done.location == pytest.approx(8)
-    assert lab.race_chart.alone.data["time"][:2] == [0, pytest.approx(8)]
+    # Memory is the faster side: its ceiling at I = 16 is marked with its time alone, above the roof.
+    assert lab.chart.faster.data == {"x": [16], "y": [1600], "colour": [MEMORY_COLOUR]}
+    assert lab.chart.faster_label.text == "memory alone: 5 ms" and lab.chart.faster_label.visible
+    # At 5 ms the pace line, 8 GFLOP ÷ 5 ms, has just reached that ceiling: memory is done.
+    assert lab.transport.marker.data["pace"] == [pytest.approx(1600)]
+
+
+def test_memory_bound_marks_compute_alone_and_the_pace_line_falls_to_the_kernel(lab):
+    type_in(lab, "intensity", "8")
+    type_in(lab, "bandwidth", "100")  # memory 10 ms, compute alone 8 ms
+    assert lab.chart.faster.data == {"x": [8], "y": [1000], "colour": [COMPUTE_COLOUR]}
+    assert lab.chart.faster_label.text == "compute alone: 8 ms"
+    paces = []
+    for t in (0.0, 2.0, 8.0, 10.0):
+        send(lab, "pause", t)
+        paces.append(lab.transport.marker.data["pace"][0])
+    assert paces[0] > performance_range(1000)[1]  # above the plot before Play
+    assert paces[1:] == [pytest.approx(4000, rel=0.014), pytest.approx(1000), 800]  # roof at 8 ms, kernel at 10
+    assert lab.chart.pace_line.visible and lab.chart.pace_line.data_source is lab.transport.marker
+
+
+def test_at_the_ridge_no_side_is_faster(lab):
+    type_in(lab, "intensity", "10")
+    type_in(lab, "bandwidth", "100")
+    assert lab.chart.faster.data["x"] == [] and not lab.chart.faster_label.visible
+    assert "Ringed" not in lab.roofline.tags[0]
+
+
+def test_the_plot_says_in_words_what_play_draws(lab):
+    send(lab, "reset")
+    type_in(lab, "intensity", "8")
+    type_in(lab, "bandwidth", "100")
+    words = lab.roofline.tags[0]
+    assert "Ringed above it: the compute ceiling at your I, 1000 GFLOP/s; compute alone would be done in 8 ms" in words
+    assert "pace" not in words  # t = 0: nothing played yet
+    send(lab, "pause", 4.0)
+    assert "Play, at 4.00 of 10 ms: the pace line, 8 GFLOP ÷ time so far, is at 2000 GFLOP/s" in lab.roofline.tags[0]
 
 
 def test_reset_command_restores_defaults(lab):
@@ -166,10 +201,35 @@ def test_axes_hold_still_while_i_and_b_move(lab):
             lab.roofline.y_range.end,
         )
         assert now == ranges
-    race_end = lab.race.x_range.end
-    for t in (1, 3, 7):
-        send(lab, "pause", t)
-        assert lab.race.x_range.end == race_end
+
+
+def axes(lab: RooflineLab) -> tuple:
+    """Both axes of the roofline as drawn: ranges, ticks and tick labels."""
+    fig = lab.roofline
+    return (
+        fig.x_range.start,
+        fig.x_range.end,
+        fig.y_range.start,
+        fig.y_range.end,
+        tuple(lab.chart.y_ticker.ticks),
+        tuple(sorted(fig.yaxis[0].major_label_overrides.items())),
+    )
+
+
+@pytest.mark.parametrize("presets", [True, False])
+def test_axes_are_fixed_from_reset_to_the_end_concealed_or_not(presets):
+    """Issue 43: no axis changes during a run, at its end, or when an exercise conceals and reveals."""
+    lab = RooflineLab(presets=presets)
+    lab.__panel__()
+    send(lab, "reset")
+    type_in(lab, "intensity", "8")
+    type_in(lab, "bandwidth", "100")
+    fixed = axes(lab)
+    for conceal in (True, False, True, False):
+        lab.conceal = conceal
+        for action, t in (("reset", None), ("step", None), ("pause", 4.0), ("end", lab.model.horizon)):
+            send(lab, action, t)
+            assert axes(lab) == fixed, (conceal, action)
 
 
 def test_every_kernel_point_on_the_teaching_device_is_on_the_chart(lab):
@@ -231,7 +291,7 @@ def test_editing_b_keeps_the_device_typing_p_makes_it_custom_and_reset_restores(
 def test_the_sources_of_the_device_figures_are_shown(lab):
     from bokeh.models import Div
 
-    body = lab.__panel__().more  # the Bokeh pane under the control panels, with the race and the notes
+    body = lab.__panel__().more  # the Bokeh pane under the control panels, with the notes
     text = " ".join(div.text for div in body.object.select({"type": Div}))
     for name in ("H100 Tensor Core GPU datasheet", "H200 Tensor Core GPU datasheet", "A100 Tensor Core GPU datasheet"):
         assert name in text
@@ -300,18 +360,18 @@ def test_conceal_hides_what_answers_the_exercise():
     assert "ridge = ? FLOP/byte" in text and "10" not in text
     assert "of 10 ms" not in text and "device time = 0.00 ms" in text
     assert not lab.chart.ridge_label.visible and lab.chart.ridge_label.text == ""
-    assert "8 GFLOP" not in lab.race.title.text and lab.race.xaxis[0].major_label_text_alpha == 0
     # ... nor hovering the roof, which prints attainable at every I.
     assert lab.chart.roof_hover.renderers == []
     assert lab.chart.kernel.data["y"] == [] and not lab.chart.kernel_label.visible
-    assert not lab.race_chart.compute_done.visible and lab.race_chart.alone.data["time"] == []
-    assert not lab.race_chart.memory_done_label.visible and not lab.race_chart.compute_done_label.visible
+    # ... nor where Play's pace line comes to rest, nor which side is faster.
+    assert not lab.chart.pace_line.visible and lab.chart.faster.data["x"] == []
+    assert not lab.chart.faster_label.visible and lab.chart.faster_label.text == ""
     lab.conceal = False
     text = status_text(lab)
     assert "attainable = 800 GFLOP/s" in text and lab.chart.kernel.data["y"] == [800]
     assert "ridge = 10 FLOP/byte" in text and "of 10 ms" in text
     assert lab.chart.ridge_label.text == "ridge = 10 FLOP/byte"
-    assert lab.race.title.text == "Play: 8 GFLOP on this device" and lab.race.xaxis[0].major_label_text_alpha == 1
+    assert lab.chart.pace_line.visible and lab.chart.faster_label.text == "compute alone: 8 ms"
     assert lab.chart.roof_hover.renderers == [lab.chart.roof_line]
 
 
@@ -423,15 +483,14 @@ def test_concealed_the_roofline_draws_the_two_ceilings_and_nothing_where_they_cr
     assert "ridge at I = " in lab.describe_plots()[0].summary
 
 
-def test_concealed_the_race_holds_no_finish_time():
+def test_concealed_the_figure_holds_no_finish_time():
     lab = RooflineLab(presets=False)
     lab.model.param.update(intensity=8, bandwidth=100)  # memory alone 10 ms: the finish
     lab.conceal = True
-    race = lab.race_chart
-    for mark in (race.memory_done, race.compute_done):
-        assert not mark.visible and mark.location is None
-    for label in (race.memory_done_label, race.compute_done_label):
-        assert not label.visible and label.text == "" and label.x == 0
-    assert race.alone.data["time"] == [] and lab.race.xaxis[0].major_label_text_alpha == 0
+    lab.model.t = lab.model.horizon
+    chart = lab.chart
+    assert not chart.pace_line.visible and chart.faster.data == {"x": [], "y": [], "colour": []}
+    assert not chart.faster_label.visible and chart.faster_label.text == "" and chart.faster_label.x == X_RANGE[0]
+    assert chart.pace_label.text == PACE_WORDS  # the words under the title stay: nothing moves
     lab.conceal = False
-    assert race.memory_done.location == 10 and race.memory_done_label.text == "memory alone: 10 ms"
+    assert chart.pace_line.visible and chart.faster_label.text == "compute alone: 8 ms"

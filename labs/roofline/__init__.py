@@ -8,8 +8,8 @@ LAB = LabRegistration(
     blurb="arithmetic intensity, memory bandwidth and the compute roof.",
     intro=(
         "Set the arithmetic intensity I and the memory bandwidth B, read off the attainable "
-        "performance min(P, I·B), then Step or Play to watch a fixed workload race its bytes "
-        "against its FLOPs on the chosen device."
+        "performance min(P, I·B), then Step or Play a fixed workload on the chosen device and "
+        "watch the slower of its bytes and its FLOPs set when it is done."
     ),
     model="labs.roofline.model:RooflineModel",
     view="labs.roofline.view:RooflineLab",

@@ -1,7 +1,26 @@
-"""The roofline lab's two Bokeh figures: the log–log roofline with the kernel, and Play's race of bytes against FLOPs.
+"""The roofline lab's figure: the log–log roofline with the kernel, where Play plays.
 
-Each is a small class that builds its figure once (:attr:`figure`) and redraws it from the model;
-the view owns neither the glyphs nor their data.
+:class:`RooflineChart` builds its figure once (:attr:`RooflineChart.figure`) and redraws it from
+the model; the view owns neither the glyphs nor their data.
+
+**What Play moves, and why this.** Play runs a fixed 8 GFLOP on the device; the lesson's point is
+that the slower of memory (bytes at B) and compute (FLOPs at P) sets the finish, so attainable =
+work / max(memory time, compute time). The kernel's point cannot honestly move: in this fluid model
+its rate so far (FLOPs done ÷ time) is the same at every instant, ``attainable``; a point that
+climbed towards it would show a speed-up that does not happen. What does change is the time, and on
+these axes time has an honest height: the **pace** ``8 GFLOP ÷ time so far`` (the model's
+``pace_at``), the rate that would have done the whole workload by now. Play draws it as a
+horizontal line falling down the roofline (named under the title), from the transport's marker (one row at t,
+which ``player.js`` rewrites each frame in the browser: no new browser code, no message per frame).
+A ceiling is above the line exactly when that side alone is done, so at the kernel's I the line
+passes the faster side's ceiling first (a marked point, "compute alone: 8 ms" or "memory alone:
+…") and reaches the kernel's own point exactly at the finish, where it rests at ``attainable``. On a
+log axis its height above each ceiling is minus the log of that side's fraction done, and at every
+I the roof above the line shows which kernels would be done by now. Concealed (an exercise before
+its run) the line and the faster side's point are hidden: where the line stops is the answer.
+
+The axes never move during a run: I spans every value the control accepts, and the performance
+axis depends on P alone (:func:`labs.roofline.text.performance_range`), concealed or not.
 """
 
 from __future__ import annotations
@@ -18,11 +37,12 @@ from bokeh.models import (
     NoOverlap,
     Range1d,
     Span,
+    Title,
 )
 from bokeh.plotting import figure
 
 from labs.numbers import significant
-from labs.roofline.model import COMPUTE_BOUND, MEMORY_BOUND, PLAYBACK_RANGE, RooflineModel
+from labs.roofline.model import COMPUTE_BOUND, MEMORY_BOUND, RooflineModel
 from labs.roofline.text import COMPUTE_COLOUR, MEMORY_COLOUR, X_RANGE, axis_label, performance_range
 from labs.ui import browser_code
 from labs.ui.palette import KERNEL_GREEN, KERNEL_LABEL_GREEN, NAVY, PURPLE, WHITE
@@ -49,8 +69,15 @@ NAMES = {
     "compute_name": "compute-bound name",
     "kernel": "kernel",
     "kernel_label": "kernel label",
+    "pace_line": "pace line",
+    "pace_label": "pace label",
+    "faster_point": "faster side point",
+    "faster_label": "faster side label",
 }
 """Each piece of the roofline chart by its attribute, and the ``name`` it carries in the Bokeh document of the page."""
+
+PACE_WORDS = "dashed green line: 8 GFLOP ÷ time so far"
+"""What Play's pace line is, under the plot's title (the workload is the model's fixed 8 GFLOP)."""
 
 # The roof line's hover text, from the model's min(P, I·B), formatted as significant() does.
 HOVER_CODE = browser_code("formats.js", "roofline_hover.js")
@@ -59,13 +86,23 @@ HOVER_CODE = browser_code("formats.js", "roofline_hover.js")
 class RooflineChart:
     """The roofline: memory slope and compute roof, the ridge, the kernel's point, a hover on the roof.
 
+    Play draws the pace line (see the module's docstring) from ``marker``, the transport's row at t,
+    with the faster side's ceiling at the kernel's I marked and labelled with its time alone.
+
     While an exercise conceals its answer the chart draws only the two ceilings, the slope I·B and
     the flat P, each a straight line across the whole plot: no bent roof, no ridge, no shaded
-    regions or their names, no kernel and no hover. Every piece has a ``name`` (:data:`NAMES`), so
-    a browser test finds it in the Bokeh document of the page (by name).
+    regions or their names, no kernel, no pace line, no faster side and no hover. Every piece has
+    a ``name`` (:data:`NAMES`), so a browser test finds it in the Bokeh document of the page (by name).
+
+    Parameters
+    ----------
+    peak_compute : float
+        P at the start, in GFLOP/s (the performance axis follows it).
+    marker : ColumnDataSource
+        The transport's marker: the trajectory's columns at t, ``pace`` among them.
     """
 
-    def __init__(self, peak_compute: float):
+    def __init__(self, peak_compute: float, marker: ColumnDataSource):
         low, high = performance_range(peak_compute)
         fig = figure(
             height=380,
@@ -145,6 +182,7 @@ class RooflineChart:
             name=NAMES["ridge_label"], x=1.0, y=1.0, text="", text_color=RIDGE_COLOUR, text_font_size="12px"
         )
         fig.add_layout(self.ridge_label)
+        self._add_race(fig, marker)  # under the kernel's point, which the pace line reaches at the finish
         self.kernel = ColumnDataSource(data={"x": [], "y": [], "regime": []})
         point = fig.scatter(
             "x",
@@ -187,6 +225,37 @@ class RooflineChart:
         )
         self.figure = fig
 
+    def _add_race(self, fig: figure, marker: ColumnDataSource) -> None:
+        """Play's pieces: the pace line and its label (moved by the browser), the faster side's point."""
+        self.pace_line = fig.hspan(
+            y="pace", source=marker, name=NAMES["pace_line"], line_color=KERNEL_GREEN, line_width=2, line_dash="dashed"
+        )
+        # What the line is, under the title: words riding on it would cover the kernel's label or
+        # the slope at the finish on a phone's narrow plot. Shown concealed too, so nothing moves.
+        self.pace_label = Title(
+            name=NAMES["pace_label"],
+            text=PACE_WORDS,
+            text_color=KERNEL_LABEL_GREEN,
+            text_font_size="12px",
+            text_font_style="normal",
+        )
+        fig.add_layout(self.pace_label, "above")
+        self.faster = ColumnDataSource(data={"x": [], "y": [], "colour": []})
+        fig.scatter(
+            "x",
+            "y",
+            source=self.faster,
+            name=NAMES["faster_point"],
+            size=11,
+            fill_color=WHITE,
+            line_color="colour",
+            line_width=3,
+        )
+        self.faster_label = Label(
+            name=NAMES["faster_label"], x=1.0, y=1.0, text="", text_font_size="12px", text_font_style="bold"
+        )
+        fig.add_layout(self.faster_label)
+
     def redraw(self, m: RooflineModel, conceal: bool) -> None:
         """Draw the chart for ``m``; while ``conceal``, only the two ceilings (nothing marks where they cross).
 
@@ -203,6 +272,7 @@ class RooflineChart:
         self._draw_regions(m, conceal, high)
         self._draw_ridge(m, conceal, low)
         self._draw_kernel(m, conceal, low)
+        self._draw_race(m, conceal)
 
     def _draw_axes(self, peak_compute: float) -> tuple[float, float]:
         """Set the performance axis and its decade ticks from P alone; return its ``(bottom, top)``."""
@@ -289,77 +359,32 @@ class RooflineChart:
             visible=True,
         )
 
-
-class RaceChart:
-    """Play's race: bytes moved and FLOPs done against device time, with when each alone would finish."""
-
-    def __init__(self, reveal: ColumnDataSource, marker: ColumnDataSource):
-        fig = figure(
-            height=240,
-            sizing_mode="stretch_width",
-            x_range=Range1d(0, 10),
-            y_range=Range1d(0, 108),
-            x_axis_label="device time",
-            y_axis_label="done (%)",
-            tools="",
-            toolbar_location=None,
-            title="Play: the workload on this device",
-        )
-        fig.yaxis.ticker = FixedTicker(ticks=[0, 25, 50, 75, 100])
-        self.alone = ColumnDataSource(data={"time": [], "flops_pct": []})
-        fig.line(
-            "time",
-            "flops_pct",
-            source=self.alone,
-            line_dash="dashed",
-            color=COMPUTE_COLOUR,
-            line_alpha=0.6,
-            line_width=1.5,
-        )
-        fig.line("time", "bytes_pct", source=reveal, color=MEMORY_COLOUR, line_width=7, line_alpha=0.45)
-        fig.line("time", "flops_pct", source=reveal, color=COMPUTE_COLOUR, line_width=2.5)
-        fig.scatter("time", "bytes_pct", source=marker, size=13, color=MEMORY_COLOUR, alpha=0.6)
-        fig.scatter("time", "flops_pct", source=marker, size=8, color=COMPUTE_COLOUR)
-        self.memory_done = Span(dimension="height", line_dash="dotted", line_color=MEMORY_COLOUR, line_width=2)
-        self.compute_done = Span(dimension="height", line_dash="dotted", line_color=COMPUTE_COLOUR, line_width=2)
-        self.memory_done_label = Label(x=0, y=18, text="", text_color=MEMORY_COLOUR, text_font_size="11px")
-        self.compute_done_label = Label(x=0, y=4, text="", text_color=COMPUTE_COLOUR, text_font_size="11px")
-        for annotation in (
-            self.memory_done,
-            self.compute_done,
-            self.memory_done_label,
-            self.compute_done_label,
-        ):
-            fig.add_layout(annotation)
-        self.figure = fig
-
-    def redraw(self, m: RooflineModel, conceal: bool) -> None:
-        """Draw the race's axis and the memory-alone and compute-alone marks; while ``conceal``, neither."""
+    def _draw_race(self, m: RooflineModel, conceal: bool) -> None:
+        """The pace line and, at the kernel's I, the faster side's ceiling with its time alone; concealed, neither."""
+        shown = not conceal
+        self.pace_line.visible = shown
+        memory_faster = m.memory_time < m.compute_time
+        if conceal or m.at_ridge:  # on the ridge both sides finish together, at the kernel's point
+            self.faster.data = {"x": [], "y": [], "colour": []}
+            self.faster_label.update(x=X_RANGE[0], y=m.peak_compute, text="", visible=False)
+            return
         unit, seconds = m.time_unit
-        end = PLAYBACK_RANGE[1] * m.time_scale / seconds
-        self.figure.x_range.update(start=0, end=end)
-        self.figure.xaxis.axis_label = f"device time ({unit})"
-        # While concealed: no work figure and no time ticks (the axis ends at the finish time at
-        # some settings; work over finish time is the answer).
-        self.figure.xaxis.major_label_text_alpha = 0.0 if conceal else 1.0
-        self.figure.title.text = (
-            "Play: the workload on this device" if conceal else f"Play: {significant(m.work)} GFLOP on this device"
+        side, ceiling, alone, colour = (
+            ("memory", m.intensity * m.bandwidth, m.memory_time, MEMORY_COLOUR)
+            if memory_faster
+            else ("compute", m.peak_compute, m.compute_time, COMPUTE_COLOUR)
         )
-        memory, compute = m.memory_time / seconds, m.compute_time / seconds
-        alone = {"time": [0.0, compute, max(end, compute)], "flops_pct": [0, 100, 100]}
-        self.alone.data = {key: [] for key in alone} if conceal else alone
-        # Concealed, the marks hold no time at all (the later one is the finish), not only hidden ones.
-        self.memory_done.update(location=None if conceal else memory, visible=not conceal)
-        self.compute_done.update(location=None if conceal else compute, visible=not conceal)
-        for label, at, side in (
-            (self.memory_done_label, memory, "memory"),
-            (self.compute_done_label, compute, "compute"),
-        ):
-            early = at < 0.45 * end
-            label.update(
-                x=0.0 if conceal else at,
-                text="" if conceal else f"{side} alone: {significant(at)} {unit}",
-                text_align="left" if early or conceal else "right",
-                x_offset=5 if early or conceal else -5,
-                visible=not conceal,
-            )
+        self.faster.data = {"x": [m.intensity], "y": [ceiling], "colour": [colour]}
+        # Over its point, centred, except near an edge of the plot (also on a phone's narrow plot).
+        align = "left" if m.intensity < 1 else "right" if m.intensity > 256 else "center"
+        self.faster_label.update(
+            x=m.intensity,
+            y=ceiling,
+            text=f"{side} alone: {significant(alone / seconds)} {unit}",
+            text_color=colour,
+            text_align=align,
+            text_baseline="bottom",
+            x_offset={"left": -6, "right": 6, "center": 0}[align],
+            y_offset=9,
+            visible=True,
+        )

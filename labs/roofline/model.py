@@ -29,6 +29,14 @@ PLAYBACK_RANGE = (4.0, 10.0)
 
 TIME_UNITS = (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6), ("ns", 1e-9))
 
+PACE_CAP = 1000.0
+"""Before the pace ``work / elapsed`` falls to this many times P it is held there (it is infinite at 0):
+three decades above the roof, above the top of any performance axis the lab draws."""
+
+PACE_STEP = 0.1
+"""Decades the pace falls between two of the trajectory's breakpoints: linear interpolation between
+them is then within 1.4 % of ``work / elapsed`` (under a pixel on the lab's log axis)."""
+
 
 def race_times(work: float, intensity: float, bandwidth: float, peak_compute: float) -> tuple[float, float]:
     """How long each side of the device needs for a workload, each as if it ran alone.
@@ -96,6 +104,12 @@ class RooflineModel(TimedModel):
     plays in more than 4 and at most 10 s at 1× speed (1 ms per playback second on the teaching
     device at I = 8, B = 100: a 1000× slow motion, finishing at t = 10). ``horizon`` is the finish
     time in these units, kept in step with the controls; ``device_time = t · time_scale``.
+
+    **The pace.** ``work / elapsed`` (:meth:`pace_at`), in GFLOP/s: the rate that would have done the
+    whole workload in the device time elapsed so far. It falls from far above the roof and, since
+    a rate finishes the work by now exactly when it is at least this pace, each ceiling at the
+    kernel's I (I·B for memory, P for compute) is passed when that side alone would be done, and the
+    pace reaches ``attainable`` exactly at the finish. The lab draws it on the roofline.
     Editing a control keeps t (clamped to the new horizon), as in every lab; playback changes
     neither I nor B nor P.
     """
@@ -241,20 +255,46 @@ class RooflineModel(TimedModel):
             "flops_pct": np.where(d >= self.finish_time, 100.0, 100.0 * flops_done / self.work),
         }
 
+    def pace_at(self, device_time: float | np.ndarray) -> np.ndarray:
+        """The pace ``work / elapsed``: the rate that would have done the whole workload by then.
+
+        Parameters
+        ----------
+        device_time : float or numpy.ndarray
+            Device seconds since the kernel started, ≥ 0.
+
+        Returns
+        -------
+        numpy.ndarray
+            GFLOP/s: ``work / device_time``, held at ``PACE_CAP · P`` before it falls there (at 0 it
+            is infinite), and exactly ``attainable`` at the finish.
+        """
+        d = np.asarray(device_time, dtype=float)
+        cap = PACE_CAP * self.peak_compute
+        with np.errstate(divide="ignore"):
+            pace = np.minimum(cap, self.work / d)
+        return np.where(d >= self.finish_time, self.attainable, pace)
+
     def trajectory(self) -> dict[str, np.ndarray]:
-        """Breakpoints of the race from t = 0 to the finish (exact under linear interpolation).
+        """Breakpoints of the race from t = 0 to the finish, for Play to interpolate between.
 
         Returns
         -------
         dict of str to numpy.ndarray
-            ``"t"`` in playback seconds at 0, the earlier and the later of the two sides'
-            times (once if they coincide); ``"time"``, the device time in ``time_unit``; and
-            ``"bytes_pct"`` and ``"flops_pct"`` (see :meth:`progress_at`).
+            ``"t"`` in playback seconds: 0, both sides' times and, in between, one breakpoint each
+            time the pace falls by :data:`PACE_STEP` decades; ``"time"``, the device time in
+            ``time_unit``; ``"bytes_pct"`` and ``"flops_pct"`` (see :meth:`progress_at`), exact
+            under linear interpolation; and ``"pace"`` (see :meth:`pace_at`), within 1.4 %.
         """
-        first, last = sorted((self.memory_time, self.compute_time))
-        d = np.array([0.0, first, last] if first < last else [0.0, last])
+        finish = self.finish_time
+        start = self.work / (PACE_CAP * self.peak_compute)  # where the pace leaves its cap
+        falls = start * 10.0 ** (PACE_STEP * np.arange(int(np.log10(finish / start) / PACE_STEP) + 1))
+        d = np.unique(np.concatenate(([0.0, self.memory_time, self.compute_time], falls)))
+        d = np.append(d[d < finish * (1 - 1e-9)], finish)
+        d = d[np.concatenate(([True], np.diff(d) > 1e-9 * finish))]  # no two breakpoints at one time
         return {
             "t": d / self.time_scale,
             "time": d / self.time_unit[1],
             **self.progress_at(d),
+            "pace": self.pace_at(d),
         }

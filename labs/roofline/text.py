@@ -10,8 +10,8 @@ import math
 
 from labs.numbers import fixed, significant
 from labs.roofline.model import AT_RIDGE, MEMORY_BOUND, RooflineModel
-from labs.ui.palette import BLUE, MUTED_GREY, ORANGE
-from labs.ui.playback import escape, revealed
+from labs.ui.palette import BLUE, KERNEL_GREEN, MUTED_GREY, ORANGE
+from labs.ui.playback import escape
 from labs.ui.plot_text import PlotText
 
 UNITS = {"intensity": "FLOP/byte", "bandwidth": "GB/s", "peak_compute": "GFLOP/s"}
@@ -132,22 +132,16 @@ def scope_html() -> str:
     )
 
 
-def race_caption() -> str:
-    """The race plot's key: what each line style means."""
-
-    def swatch(colour: str, style: str) -> str:
-        return (
-            "<span aria-hidden='true' style='display:inline-block;width:22px;"
-            f"border-top:{style} {colour};vertical-align:middle;margin:0 4px'></span>"
-        )
-
+def pace_caption() -> str:
+    """The key to what Play draws on the roofline: the pace line and the faster side's point."""
     return (
         f"<p style='font-size:0.875rem;color:{MUTED_GREY};margin:0'>"
-        f"{swatch(MEMORY_COLOUR + '80', '6px solid')}bytes moved, at B "
-        f"{swatch(COMPUTE_COLOUR, '3px solid')}FLOPs done, never ahead of their bytes "
-        f"{swatch(COMPUTE_COLOUR, '2px dashed')}FLOPs at P, as if every byte were already "
-        "there. Dotted lines: when memory alone and compute alone would be done; the later "
-        "one is the finish.</p>"
+        "<span aria-hidden='true' style='display:inline-block;width:22px;"
+        f"border-top:2px dashed {KERNEL_GREEN};vertical-align:middle;margin:0 4px 0 0'></span>"
+        "Play: the dashed line is 8 GFLOP ÷ the device time so far, the rate that would have done "
+        "the whole workload by now. A ceiling above it is done: at your I the line passes the faster "
+        "side first (the ringed point, with its time alone) and reaches your kernel at the finish, "
+        "so the slower side sets the finish and 8 GFLOP ÷ that time is attainable.</p>"
     )
 
 
@@ -184,6 +178,25 @@ def roofline_text(m: RooflineModel, conceal: bool) -> PlotText:
         ["roof at the right edge", significant(x1), significant(min(m.peak_compute, x1 * m.bandwidth))],
         ["your kernel", intensity, significant(m.attainable)],
     ]
+    unit, seconds = m.time_unit
+    if not m.at_ridge:  # the faster side's ceiling at the kernel's I, ringed on the plot
+        memory_faster = m.memory_time < m.compute_time
+        side = "memory" if memory_faster else "compute"
+        ceiling = m.intensity * m.bandwidth if memory_faster else m.peak_compute
+        alone = min(m.memory_time, m.compute_time) / seconds
+        summary += (
+            f" Ringed above it: the {side} ceiling at your I, {performance(ceiling)}; {side} alone would be "
+            f"done in {significant(alone)} {unit}."
+        )
+        rows.append([f"{side} ceiling at your I (alone: {significant(alone)} {unit})", intensity, significant(ceiling)])
+    if m.t > 0:
+        pace = float(m.pace_at(m.device_time))
+        done = "it has reached your kernel: done" if m.t >= m.horizon else "your kernel is not done yet"
+        summary += (
+            f" Play, at {fixed(m.device_time / seconds)} of {significant(m.finish_time / seconds)} {unit}: the pace "
+            f"line, {significant(m.work)} GFLOP ÷ time so far, is at {performance(pace)}; {done}."
+        )
+        rows.append(["pace line (work ÷ time so far)", "every I", significant(pace)])
     return PlotText("Roofline plot", summary, ROOFLINE_COLUMNS, rows)
 
 
@@ -204,25 +217,3 @@ def _ceilings_text(m: RooflineModel) -> PlotText:
         ["compute roof at the right edge", significant(x1), significant(P)],
     ]
     return PlotText("Roofline plot", summary, ROOFLINE_COLUMNS, rows)
-
-
-def race_text(m: RooflineModel, conceal: bool) -> PlotText:
-    """The race plot in words and a table, drawn up to t; while concealed, without the finish lines."""
-    unit, seconds = m.time_unit
-    drawn = revealed(m.trajectory(), m.t)
-    now = {key: column[-1] for key, column in drawn.items()}
-    summary = (
-        f"bytes moved and FLOPs done, in percent, against device time; drawn up to {fixed(now['time'])} {unit}: "
-        f"bytes moved {fixed(now['bytes_pct'], 0)}%, FLOPs done {fixed(now['flops_pct'], 0)}%."
-    )
-    if not conceal:
-        summary += (
-            f" Lines mark memory alone finishing at {significant(m.memory_time / seconds)} {unit} and compute "
-            f"alone at {significant(m.compute_time / seconds)} {unit}."
-        )
-    rows = [
-        [fixed(time), fixed(moved, 0), fixed(done, 0)]
-        for time, moved, done in zip(drawn["time"], drawn["bytes_pct"], drawn["flops_pct"], strict=True)
-    ]
-    columns = (f"device time ({unit})", "bytes moved (%)", "FLOPs done (%)")
-    return PlotText("Race plot", summary, columns, rows)

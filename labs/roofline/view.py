@@ -1,7 +1,7 @@
-"""The roofline lab's view: typed controls, device presets, Reset/Step/Play, the roofline and the race.
+"""The roofline lab's view: typed controls, device presets, Reset/Step/Play, the roofline Play plays on.
 
 The pieces live beside it: the device presets (:mod:`labs.roofline.devices`), the words
-(:mod:`labs.roofline.text`) and the two figures (:mod:`labs.roofline.figures`); this module puts them
+(:mod:`labs.roofline.text`) and the figure (:mod:`labs.roofline.figures`); this module puts them
 together for one session and keeps the Device chooser and the compute roof P in step.
 """
 
@@ -14,13 +14,12 @@ from bokeh.models import Div
 from labs.numbers import significant
 from labs.roofline import LAB
 from labs.roofline.devices import CUSTOM_DEVICE, DEVICES, TEACHING_DEVICE, sources_html
-from labs.roofline.figures import RaceChart, RooflineChart
+from labs.roofline.figures import RooflineChart
 from labs.roofline.model import RooflineModel
 from labs.roofline.text import (
     UNITS,
     explain_html,
-    race_caption,
-    race_text,
+    pace_caption,
     readout_template,
     roofline_text,
     scope_html,
@@ -79,16 +78,10 @@ class RooflineLab(LabView):
                 in_force=lambda label: label not in DEVICES,  # Custom changes nothing
             )
         self.explain = Div(text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10))
-        self.chart = RooflineChart(self.model.peak_compute)
-        self.race_chart = RaceChart(self.transport.reveal, self.transport.marker)
-        self.roofline, self.race = self.chart.figure, self.race_chart.figure
+        self.chart = RooflineChart(self.model.peak_compute, self.transport.marker)
+        self.roofline = self.chart.figure
         kernel = ControlGroup("Kernel and device", tuple(self._controls()))
-        self._assemble(
-            [self.roofline],
-            [kernel],
-            more=[self.race, self.explain, self._notes()],
-            plots=[self.roofline, self.race],
-        )
+        self._assemble([self.roofline], [kernel], more=[self.explain, self._notes()], plots=[self.roofline])
 
     # ----- layout -------------------------------------------------------------------------
 
@@ -101,8 +94,8 @@ class RooflineLab(LabView):
         return controls
 
     def _notes(self) -> Div:
-        """The race plot's key, the lab's scope and (with presets) the device figures' sources."""
-        notes = race_caption() + scope_html() + (sources_html() if self.presets else "")
+        """What Play draws on the roofline, the lab's scope and (with presets) the device figures' sources."""
+        notes = pace_caption() + scope_html() + (sources_html() if self.presets else "")
         return Div(text=notes, sizing_mode="stretch_width", margin=(0, 10, 0, 10))
 
     # ----- presets ------------------------------------------------------------------------
@@ -126,10 +119,9 @@ class RooflineLab(LabView):
         return readout_template(self.model, self.conceal)
 
     def describe_plots(self) -> list[PlotText]:
-        """The roofline and the race as drawn now; while concealed, without ridge, attainable or finish."""
-        return [roofline_text(self.model, self.conceal), race_text(self.model, self.conceal)]
+        """The roofline as drawn now, with Play's pace; while concealed, without ridge, attainable or finish."""
+        return [roofline_text(self.model, self.conceal)]
 
     def _redraw(self) -> None:
         self.chart.redraw(self.model, self.conceal)
-        self.race_chart.redraw(self.model, self.conceal)
         self.explain.text = explain_html(self.model, self.conceal)
