@@ -18,6 +18,7 @@ import pytest
 
 from app import upstream
 from app.upstream import FIXES, Fix, why_not
+from devtools.ports import free_port
 from tests.waiting import poll
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -118,11 +119,88 @@ print(json.dumps({
     assert said["installed"] == [] and said["changed"] == []
     skipped = said["report"]["skipped"]
     assert set(skipped) == {fix.name for fix in FIXES if not fix.only_if}
-    assert skipped["lean_models"] == "checked on bokeh 3.9.2, found 3.10.0"
-    assert skipped["panel_write_queue"] == "checked on panel 1.9.4, found 1.10.0"
+    assert skipped["lean_models"] == "checked on bokeh >=3.9.2,<3.10, found 3.10.0"
+    assert skipped["panel_write_queue"] == "checked on panel >=1.9.4,<1.10, found 1.10.0"
     lines = [line for line in said["stderr"].splitlines() if "app.upstream" in line]
     assert len(lines) == 1, said["stderr"]
     assert "panel 1.10.0" in lines[0] and "bokeh 3.10.0" in lines[0] and "lean_models" in lines[0]
+    for fix in FIXES:  # the log says what the course loses, not "only slower"
+        if not fix.only_if:
+            assert fix.consequence and fix.consequence in lines[0], fix.name
+    assert "only slower" not in lines[0]
+
+
+def test_a_post_release_inside_the_range_keeps_every_fix():
+    said = run_python("""
+import json
+from app import upstream
+installed = upstream.install(versions={"panel": "1.9.4.post1", "bokeh": "3.9.2", "python": "3.11"})
+print(json.dumps({"installed": installed}))
+""")
+    assert set(said["installed"]) == {fix.name for fix in FIXES if not fix.only_if}
+
+
+def test_every_fixs_range_holds_the_versions_pyproject_pins():
+    import tomllib
+
+    pins = {}
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for requirement in project["dependencies"]:
+        name, _, version = requirement.partition("==")
+        if version:
+            pins[name.strip()] = version.strip()
+    assert {"panel", "bokeh"} <= set(pins)
+    python_range = project["requires-python"]
+    for fix in FIXES:
+        for library, checked in fix.checked_on:
+            if library == "python":
+                assert checked == python_range, (fix.name, checked, python_range)
+            else:
+                assert upstream.in_range(pins[library], checked), (fix.name, library, pins[library], checked)
+
+
+def test_the_server_starts_and_serves_every_page_kind_where_the_private_names_are_gone(tmp_path):
+    """A Panel without the private names the fixes read: those fixes are skipped and said, every page answers."""
+    port = free_port()
+    script = f"""
+import runpy, sys
+import panel.io.document as document
+for name in ("_garbage_collect", "_dispatch_msgs", "_WRITE_MSGS"):
+    delattr(document, name)
+sys.argv = ["app", "--port", "{port}", "--address", "127.0.0.1"]
+runpy.run_module("app", run_name="__main__")
+"""
+    log = tmp_path / "server.log"
+    with log.open("w") as out:
+        server = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        base = f"http://127.0.0.1:{port}"
+
+        def healthy() -> dict | None:
+            if server.poll() is not None:
+                raise AssertionError(log.read_text())
+            try:
+                with urllib.request.urlopen(f"{base}/healthz", timeout=30) as reply:
+                    return json.load(reply)
+            except urllib.error.HTTPError as starting:
+                return json.load(starting)
+            except (urllib.error.URLError, ConnectionError):
+                return None
+
+        poll(healthy, timeout=300, what="/healthz answering")  # it answers 503 "starting" while it warms up
+        poll(lambda: healthy()["status"] == "ok", timeout=300, what="/healthz saying ok")
+        said = healthy()["upstream"]
+        assert set(said["skipped"]) == {"collector", "panel_write_queue"}, said
+        assert "no _garbage_collect" in said["skipped"]["collector"]
+        for path in ("/", "/lesson?id=overlap", "/lesson?id=buckets&exercise=growth", "/queue", "/roofline",
+                     "/timeline", "/trace", "/embed/queue", "/embed/lesson?id=overlap&exercise=growth"):
+            with urllib.request.urlopen(base + path, timeout=120) as reply:
+                assert reply.status == 200 and b"<html" in reply.read().lower(), path
+        assert "Traceback" not in log.read_text()
+        assert "panel_write_queue (panel.io.document has no _dispatch_msgs" in log.read_text()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
 
 
 def test_a_fix_named_in_the_environment_is_skipped_and_said():
@@ -154,7 +232,7 @@ def test_what_needs_python_m_app_or_one_thread_is_refused_elsewhere():
     assert (
         why_not(collector, versions, "app", frozenset(), 4) == "assumes one thread; Panel runs callbacks on 4 threads"
     )
-    assert why_not(Fix("x", (("python", ("3.10",)),)), versions, "app", frozenset(), 0).startswith("checked on python")
+    assert why_not(Fix("x", (("python", "==3.10"),)), versions, "app", frozenset(), 0).startswith("checked on python")
 
 
 def test_every_fix_is_a_module_with_an_install_and_documented():

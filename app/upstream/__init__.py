@@ -4,9 +4,11 @@ Each fix is a module of this package, listed once in :data:`FIXES` with the libr
 checked on. Importing this package, or any module in it, changes nothing: :func:`install` does, and
 ``python -m app``, the ``panel serve`` plugin and the test suite each call it once.
 
-On a version a fix was not checked on, :func:`install` leaves that library exactly as it is, logs
-one line naming what it skipped and the versions it found, and the course works as before, only
-slower. ``/healthz`` lists what is installed (``upstream``). ``OVERLAP_UPSTREAM_SKIP`` (fix names
+On a version outside the range a fix was checked on (a ``packaging`` specifier such as
+``>=1.9.4,<1.10``, tied to pyproject.toml's pins by a test), or where a private name it needs is
+gone, :func:`install` leaves that library exactly as it is and logs one line naming what it skipped,
+the versions it found and what the course loses without each fix (:attr:`Fix.consequence`).
+``/healthz`` lists what is installed (``upstream``). ``OVERLAP_UPSTREAM_SKIP`` (fix names
 separated by commas, or ``all``) skips fixes on purpose, for ``bench/upstream_fixes.py`` and the
 tests that build every page without them. Each fix's symptom, upstream issue and test are in
 ``docs/upstream-fixes.md``.
@@ -20,6 +22,9 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from packaging.version import InvalidVersion, Version
 
 ASSETS = Path(__file__).parent / "assets"
 """The BokehJS fix the pages run in the browser (``.js``)."""
@@ -42,9 +47,10 @@ class Fix:
     ----------
     name : str
         Its module in this package, e.g. ``"lean_models"``.
-    checked_on : tuple of (str, tuple of str)
-        Each library it changes or relies on, with the versions it was checked on:
-        ``(("bokeh", ("3.9.2",)),)``. ``"python"`` means the interpreter (major.minor).
+    checked_on : tuple of (str, str)
+        Each library it changes or relies on, with the range of versions it was checked on, as a
+        ``packaging`` specifier: ``(("bokeh", ">=3.9.2,<3.10"),)``. ``"python"`` means the
+        interpreter (major.minor). A post-release (1.9.4.post1) is in the range of its release.
     serving : str
         ``"any"``: installed under every way of serving; ``"app"``: only under ``python -m app``,
         whose session reuse and session tracking it works with (``app.web.sessions``).
@@ -56,34 +62,75 @@ class Fix:
         is then not installed while Panel runs callbacks on worker threads (``pn.config.nthreads``).
     summary : str
         What it changes, in a few words.
+    consequence : str
+        What the course loses where it is not installed, for the log line that says so.
     """
 
     name: str
-    checked_on: tuple[tuple[str, tuple[str, ...]], ...]
+    checked_on: tuple[tuple[str, str], ...]
     serving: str = "any"
     only_if: str = ""
     one_thread: bool = False
     summary: str = ""
+    consequence: str = ""
 
 
-PANEL, BOKEH = ("panel", ("1.9.4",)), ("bokeh", ("3.9.2",))
-PYTHON = ("python", ("3.11", "3.12", "3.13"))
+PANEL, BOKEH = ("panel", ">=1.9.4,<1.10"), ("bokeh", ">=3.9.2,<3.10")
+"""The ranges the fixes were checked on: pyproject.toml pins a version inside each (tests/test_upstream.py)."""
+PYTHON = ("python", ">=3.11,<3.14")
 """The interpreters the whole headless suite passes on (pyproject.toml's requires-python)."""
 
 FIXES: tuple[Fix, ...] = (
-    Fix("panel_write_queue", (PANEL,), summary="a queued websocket write that waited for the next one"),
-    Fix("lean_serialization", (BOKEH,), summary="defaults not computed before they are skipped"),
-    Fix("lean_references", (BOKEH,), summary="stable defaults skipped in the reference walk"),
-    Fix("lean_models", (BOKEH,), summary="empty lists and dicts built when first read"),
-    Fix("bundle_onload", (PANEL, BOKEH), summary="Bokeh's embed code waits for the course's script loader"),
-    Fix("bokeh_fixes_js", (BOKEH,), summary="BokehJS: a control changed before it is drawn"),
-    Fix("page_html", (PANEL,), serving="app", summary="a cached session's page HTML rendered once"),
+    Fix(
+        "panel_write_queue",
+        (PANEL,),
+        summary="a queued websocket write that waited for the next one",
+        consequence="a change Panel queues may reach the page only with the next one (a readout one click late)",
+    ),
+    Fix(
+        "lean_serialization",
+        (BOKEH,),
+        summary="defaults not computed before they are skipped",
+        consequence="each session's first document costs more server time",
+    ),
+    Fix(
+        "lean_references",
+        (BOKEH,),
+        summary="stable defaults skipped in the reference walk",
+        consequence="page builds walk more properties (a few ms each)",
+    ),
+    Fix(
+        "lean_models",
+        (BOKEH,),
+        summary="empty lists and dicts built when first read",
+        consequence="page builds make every default list and dict (more server time and memory per session)",
+    ),
+    Fix(
+        "bundle_onload",
+        (PANEL, BOKEH),
+        summary="Bokeh's embed code waits for the course's script loader",
+        consequence="pages load Bokeh's script tags in the stock order (slower first paint on a slow phone)",
+    ),
+    Fix(
+        "bokeh_fixes_js",
+        (BOKEH,),
+        summary="BokehJS: a control changed before it is drawn",
+        consequence="a control changed before BokehJS drew it throws in the browser (a page error, Step stuck off)",
+    ),
+    Fix(
+        "page_html",
+        (PANEL,),
+        serving="app",
+        summary="a cached session's page HTML rendered once",
+        consequence="every page request renders its template again",
+    ),
     Fix(
         "collector",
         (PANEL, PYTHON),
         serving="app",
         one_thread=True,
         summary="full garbage collections rare, discarded sessions swept",
+        consequence="Panel's and CPython's own full collections: pauses of hundreds of ms with a class open",
     ),
     Fix(
         "task_timer",
@@ -91,6 +138,7 @@ FIXES: tuple[Fix, ...] = (
         serving="app",
         only_if="OVERLAP_TASK_TIMER",
         summary="bench only: the longest task the event loop ran",
+        consequence="the bench cannot report the longest task",
     ),
 )
 """Every fix, in the order :func:`install` installs them."""
@@ -143,13 +191,34 @@ def why_not(fix: Fix, versions: dict[str, str], serving: str, skip: frozenset[st
     if "all" in skip or fix.name in skip:
         return f"skipped by {SKIP_ENV}"
     for library, checked in fix.checked_on:
-        if versions.get(library) not in checked:
-            return f"checked on {library} {' / '.join(checked)}, found {versions.get(library)}"
+        if not in_range(versions.get(library), checked):
+            return f"checked on {library} {checked}, found {versions.get(library)}"
     if fix.serving == "app" and serving != "app":
         return APP_ONLY
     if fix.one_thread and threads:
         return f"assumes one thread; Panel runs callbacks on {threads} threads"
     return ""
+
+
+def in_range(version: str | None, specifier: str) -> bool:
+    """Whether ``version`` lies in ``specifier`` (``">=1.9.4,<1.10"``); an unreadable one never does.
+
+    Parameters
+    ----------
+    version : str or None
+        A version as the library reports it (``"1.9.4.post1"``).
+    specifier : str
+        A ``packaging`` specifier set.
+
+    Returns
+    -------
+    bool
+        True for a release, post-release or pre-release inside the range.
+    """
+    try:
+        return version is not None and SpecifierSet(specifier).contains(Version(version), prereleases=True)
+    except (InvalidVersion, InvalidSpecifier):
+        return False
 
 
 def install(serving: str = "app", versions: dict[str, str] | None = None) -> tuple[str, ...]:
@@ -191,13 +260,13 @@ def install(serving: str = "app", versions: dict[str, str] | None = None) -> tup
     unexpected = {name: why for name, why in skipped.items() if why != APP_ONLY}
     if unexpected:
         found = ", ".join(f"{library} {version}" for library, version in versions.items())
+        consequences = {fix.name: fix.consequence for fix in FIXES}
         LOG.warning(
-            "app.upstream: %d of %d library fixes not installed (found %s): %s; the course works without them, "
-            "only slower",
+            "app.upstream: %d of %d library fixes not installed (found %s): %s",
             len(unexpected),
             len(FIXES),
             found,
-            "; ".join(f"{name} ({why})" for name, why in unexpected.items()),
+            "; ".join(f"{name} ({why}: {consequences[name]})" for name, why in unexpected.items()),
         )
     return Installed.installed
 

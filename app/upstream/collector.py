@@ -39,7 +39,8 @@ from tornado.ioloop import IOLoop
 
 from app.upstream import session_sweep
 
-_PANEL_COLLECT = panel_cleanup._garbage_collect
+_PANEL_COLLECT = None
+"""Panel's own collection after a discard, kept by :func:`install` (read then, never at import)."""
 
 THAW_FACTOR = 4
 """A swept session leaves this many times less garbage than an unswept one, at least."""
@@ -188,12 +189,19 @@ def sweep_next() -> None:
 
 
 def applies() -> str:
-    """Why the collector is not installed here (``OVERLAP_GC=panel``: Panel's and CPython's own), or ``""``."""
-    return f"{POLICY_ENV}=panel" if os.environ.get(POLICY_ENV, "frozen") == "panel" else ""
+    """Why the collector is not installed here (``OVERLAP_GC=panel``, or a Panel without the hook), or ``""``."""
+    if os.environ.get(POLICY_ENV, "frozen") == "panel":
+        return f"{POLICY_ENV}=panel"
+    if not callable(getattr(panel_cleanup, "_garbage_collect", None)):
+        return "panel.io.document has no _garbage_collect to replace"
+    return ""
 
 
 def install() -> None:
     """Use :func:`collect_discarded` where Panel would collect in full after a discard."""
+    global _PANEL_COLLECT
+    if _PANEL_COLLECT is None:
+        _PANEL_COLLECT = panel_cleanup._garbage_collect
     panel_cleanup._garbage_collect = collect_discarded
     Collector.installed = True
 

@@ -19,7 +19,11 @@ from __future__ import annotations
 
 from panel.io import document as panel_dispatch
 
-_ORIGINAL = panel_dispatch._dispatch_msgs
+_ORIGINAL = None
+"""Panel's ``_dispatch_msgs``, kept by :func:`install` (read then, never at import)."""
+
+_NEEDED = ("_dispatch_msgs", "_WRITE_MSGS", "_WRITE_BLOCK", "_dispatch_write_task")
+"""The private names of ``panel.io.document`` this fix reads."""
 
 
 async def dispatch_queued_writes(doc) -> None:
@@ -36,6 +40,15 @@ async def dispatch_queued_writes(doc) -> None:
         panel_dispatch._dispatch_write_task(doc, dispatch_queued_writes, doc)
 
 
+def applies() -> str:
+    """Why the fix cannot be installed here (a private name it reads is gone), or ``""``."""
+    missing = [name for name in _NEEDED if not hasattr(panel_dispatch, name)]
+    return f"panel.io.document has no {', '.join(missing)}" if missing else ""
+
+
 def install() -> None:
     """Use :func:`dispatch_queued_writes` for Panel's queued writes (idempotent)."""
+    global _ORIGINAL
+    if _ORIGINAL is None:
+        _ORIGINAL = panel_dispatch._dispatch_msgs
     panel_dispatch._dispatch_msgs = dispatch_queued_writes

@@ -192,12 +192,13 @@ function drawCard(send, shareBase) {
       feedback.innerHTML = card.feedback_html
       // A verdict that arrives after a run is brought into view and focused, once the page has
       // laid out (the dock gives its place back first): on a phone the card is above the lab.
-      // Where it is already on screen (beside the lab on a laptop) nothing moves and focus stays put.
+      // Where it is already on screen (beside the lab on a laptop) nothing moves. Focus moves to it
+      // only from nowhere (the page's body): a control the student is using keeps it (Step, Play).
       if (verdict) requestAnimationFrame(() => {
         const box = feedback.getBoundingClientRect()
-        if (box.top >= 0 && box.bottom <= window.innerHeight) return
-        feedback.scrollIntoView({ block: "nearest" })
-        feedback.focus({ preventScroll: true })
+        if (box.top < 0 || box.bottom > window.innerHeight) feedback.scrollIntoView({ block: "nearest" })
+        const active = document.activeElement
+        if (!active || active === document.body) feedback.focus({ preventScroll: true })
       })
     },
     verdict: () => { feedback.className = card.verdict ? `feedback ${card.verdict}` : "" },
