@@ -280,6 +280,25 @@ function variantSeed() {
   return seed
 }
 
+// Bring ``target`` to the top of the screen and keep it there while the page settles around it (the
+// lab moved under the card, the dock taken out of the flow, the lab's plots laid out again), for a
+// second at most and only until the student presses, types or scrolls.
+function bringToTop(target, watched) {
+  let acted = false
+  const act = () => { acted = true }
+  const events = ["pointerdown", "keydown", "wheel", "touchstart"]
+  for (const type of events) window.addEventListener(type, act, { capture: true, once: true })
+  const place = () => { if (!acted) target.scrollIntoView({ block: "start" }) }
+  const settling = new ResizeObserver(place)
+  settling.observe(watched)
+  settling.observe(target)
+  requestAnimationFrame(place)
+  setTimeout(() => {
+    settling.disconnect()
+    for (const type of events) window.removeEventListener(type, act, { capture: true })
+  }, 1000)
+}
+
 function scrollWhenSettled(target) {
   // Once the page has laid out, jump (no animation) to the target, unless the student has
   // already pressed, typed or scrolled: a page that moves under a click loses the click (a
@@ -370,7 +389,7 @@ export function render({ model }) {
     // A run starting on a phone: its question and prediction are in the dock, so the lab's picture
     // and time bar come to the top of the screen above it (not when the page opens: a deep link
     // shows its card first).
-    if (dockRunning() && opened && pane) requestAnimationFrame(() => pane.scrollIntoView({ block: "start" }))
+    if (dockRunning() && opened && pane) bringToTop(pane, root)
     opened = true
   }
   update()
