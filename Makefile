@@ -8,7 +8,7 @@ PORT ?= 5006
 AXE_VERSION := 4.14.1
 AXE := .cache/axe/node_modules/axe-core/axe.min.js
 
-.PHONY: serve serve-cluster test lint bench browser system-packages clean
+.PHONY: serve serve-cluster test test-fast test-py313 lint bench browser system-packages clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,23 @@ test: system-packages $(VENV)/.installed-test browser $(AXE)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest
 
+# The quick loop while editing: ruff and the headless tests only (no Chromium, nginx or PostgreSQL
+# needed by what it runs), a few minutes instead of make test's 10 to 15.
+test-fast: $(VENV)/.installed-test
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -m "not browser" -q
+
+# The headless suite again on Python 3.13 where this machine has it (pyproject allows 3.11 to 3.13);
+# a line saying so where it has none. Its own virtual environment, .venv-py313.
+PY313 ?= $(firstword $(wildcard $(HOME)/.pyenv/versions/3.13*/bin/python3.13) $(shell command -v python3.13 2>/dev/null))
+test-py313:
+	@if [ -z "$(PY313)" ] || ! "$(PY313)" -c 'import sys; assert sys.version_info[:2] == (3, 13)' 2>/dev/null; then \
+	  echo "test-py313: no working python3.13 on this machine; skipped"; exit 0; fi; \
+	[ -x .venv-py313/bin/python ] || $(PY313) -m venv .venv-py313; \
+	.venv-py313/bin/python -m pip install --quiet --upgrade pip && \
+	.venv-py313/bin/python -m pip install --quiet -e '.[test]' && \
+	.venv-py313/bin/python -m pytest -m "not browser" -q -p no:cacheprovider
+
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 
@@ -58,4 +75,4 @@ bench: $(VENV)/.installed-test browser
 	$(BIN)/python -m bench.play_cpu
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis test-artifacts .cache
+	rm -rf $(VENV) .venv-py313 .pytest_cache .ruff_cache .hypothesis test-artifacts .cache
