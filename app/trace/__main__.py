@@ -69,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
                 data = path.read_bytes()
             except OSError as err:
                 raise TraceError(f"cannot read the file ({err.strerror or err})", name) from None
-            traces.append(parse_trace(data, source=name, limits=limits))
-        if args.world_size is not None:
+            traces.append(parse_trace(data, source=name, world_size=args.world_size, limits=limits))
+        if args.world_size is not None:  # known while parsing (for the right refusal); checked against the files here
             traces = [t.with_world_size(args.world_size) for t in traces]
         if args.ranks:
             if len(args.ranks) != len(traces):
