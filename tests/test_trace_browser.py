@@ -20,16 +20,16 @@ TRACES = Path(__file__).parent / "fixtures" / "traces"
 GLOO = [TRACES / f"gloo_schedule_rank{rank}.json.gz" for rank in (0, 1)]
 
 
-def expected(paths: list[Path], step: int | None = None) -> str:
-    """The readout's figures computed by the parser alone, for the rank last ready for the last bucket."""
+def expected(paths: list[Path], step: int | None = None) -> list[str]:
+    """The readout's line for each rank, computed by the parser alone: ``rank R: all-reduces = …``."""
     traces = [parse_trace(path.read_bytes(), source=path.name) for path in paths]
     run = combine_ranks(traces, step)
-    return figures_text(next(t for t in run.timelines if t.rank == run.last_ready_rank[-1]))
+    return [f"rank {t.rank}: {figures_text(t)}" for t in run.timelines]
 
 
 def readout(paths: list[Path], step: int | None = None) -> str:
-    """The readout as the page should show it for these files."""
-    return f"ranks = {len(paths)} · {expected(paths, step)}"
+    """The readout's line for the last file's rank, as the page should show it (every rank has one)."""
+    return expected(paths, step)[-1]
 
 
 def add_files(page: Page, paths: list[Path]) -> None:

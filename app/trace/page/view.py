@@ -22,10 +22,11 @@ from app.trace.page.beside import ModelBeside
 from app.trace.page.sample import SAMPLE_FILES, sample_traces
 from app.trace.page.shown import (
     GANTT_KEYS,
+    LABEL_INK,
     alert_html,
     bucket_table,
-    figures_text,
     gantt_columns,
+    headline_html,
     read_file,
     summary_html,
 )
@@ -144,10 +145,10 @@ class TraceView(ModelBeside, Viewer):
             tools="",
             toolbar_location=None,
             x_axis_label="ms from the start of backward",
-            title="The measured step: backward compute, each all-reduce (▲ ready, ▼ issued), exposed in red",
+            title="The measured step: backward compute, each all-reduce (▲ ready, ▼ issued), exposed: the dark band",
         )
         fig.hbar(
-            y="row",
+            y="y",
             left="start",
             right="end",
             height="height",
@@ -157,7 +158,14 @@ class TraceView(ModelBeside, Viewer):
         )
         fig.add_layout(
             LabelSet(
-                x="start", y="row", text="label", source=self.source, x_offset=2, y_offset="dy", text_font_size="10px"
+                x="start",
+                y="y",
+                text="label",
+                source=self.source,
+                x_offset=2,
+                y_offset="dy",
+                text_font_size="10px",
+                text_color=LABEL_INK,
             )
         )
         fig.visible = False
@@ -309,7 +317,7 @@ class TraceView(ModelBeside, Viewer):
             run, tl = self._read()
         except TraceError as refusal:
             said = str(refusal)
-            shown = html.escape(self._shown) if self._shown else self.prompt  # the last figures read stay
+            shown = self._shown or self.prompt  # the last figures read stay
             if refusal.source in self._unnamed:
                 said = (
                     f"{refusal.source}: the file has no rank information (no distributedInfo): "
@@ -330,8 +338,8 @@ class TraceView(ModelBeside, Viewer):
         self.figure.x_range.update(start=min(data["start"], default=0), end=max(data["end"], default=1) * 1.03)
         self.source.data = data
         self.figure.visible = True
-        self._shown = f"ranks = {len(shown)} · {figures_text(tl)}"
-        self.status.show(html.escape(self._shown))
+        self._shown = headline_html(shown)
+        self.status.show(self._shown)
         self.table.object = bucket_table(run, tl)
         now = list(self.traces)
         if len(now) != len(self._summarized) or any(a is not b for a, b in zip(now, self._summarized, strict=False)):
