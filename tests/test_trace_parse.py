@@ -174,6 +174,28 @@ def test_lab_settings_reproduce_the_trace_layout(case):
     assert model.bucket_bytes.tolist() == [b.nbytes for b in timeline.buckets]
 
 
+@pytest.mark.parametrize("case", CASES)
+def test_the_lab_fields_get_readable_figures_and_the_same_prediction(case):
+    """Rounded to 3 significant digits, the layout keeps its buckets and the model moves by under 0.5 %."""
+    from app.trace.fit import readable_settings
+    from labs.numbers import format_number, parse_number
+    from labs.timeline.model import TimelineModel
+
+    run = combine_ranks([parsed(case, r) for r in RANKS])
+    exact = lab_settings(run, fit_network(run))
+    shown = readable_settings(exact)
+    for pair in shown["layers"].split(", "):
+        for number in pair.split(":"):
+            assert len(number.replace(".", "").lstrip("0")) <= 3 and len(number.partition(".")[2]) <= 4, pair
+    for name in ("bandwidth", "latency", "bucket_cap"):
+        text = format_number(shown[name], exact=True)  # as the field shows it
+        assert parse_number(text) == shown[name] and len(text.partition(".")[2]) <= 4, text
+    a, b = TimelineModel(**exact), TimelineModel(**shown)
+    assert b.bucket_count == a.bucket_count
+    assert b.step_time == pytest.approx(a.step_time, rel=0.005)
+    assert b.exposed == pytest.approx(a.exposed, abs=max(0.05, 0.005 * a.exposed))
+
+
 def test_fit_recovers_an_exact_alpha_beta_network():
     """Durations made from the formula itself give back B and α."""
     import dataclasses

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from app.trace.errors import TraceError
-from app.trace.fit import fit_network, lab_settings
+from app.trace.fit import fit_network, lab_settings, readable_settings
 from app.trace.parse import parse_trace
 from app.trace.ranks import combine_ranks
 from app.trace.reader import Limits
@@ -113,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             + (f" (each the shortest of {fit.traces} ranks' runs)" if fit.traces > 1 else "")
             + f" (p = {fit.ranks}, rms {fit.rms_ms:.3f} ms{', clamped' if fit.clamped else ''})"
         )
-        print("bucket timeline lab: " + ", ".join(f"{k} = {v!r}" for k, v in settings.items()))
+        shown = readable_settings(settings)  # as the lab's fields take them; --json keeps every digit
+        print("bucket timeline lab: " + ", ".join(f"{k} = {v!r}" for k, v in shown.items()))
     else:
         print(f"no fit: {why}")
     return 0
