@@ -40,7 +40,7 @@ TOO_OLD = (
 ONE_GPU = (
     "it records training on a GPU but no collective at all (no c10d call and no NCCL kernel, which every "
     "all-reduce across GPUs runs as), so the run had one GPU and nothing to all-reduce: DDP needs 2 or more "
-    "ranks; if it did run on several, give --world-size N"
+    "ranks"
 )
 """Why a one-GPU training trace (no collective, kernels recorded) is refused."""
 FSDP_ONLY = ("FullyShardedDataParallel.", "FSDP::")
