@@ -48,6 +48,12 @@ MAX_WORLD = 65_536
 """The largest world size the page takes (more ranks than any DDP run a trace comes from)."""
 PROMPT = "Drop one trace file per rank to read its buckets, or load the sample trace."
 SAMPLE_PROMPT = "Press Load the sample trace to read its buckets."
+GANTT_KEY = (
+    '<p style="margin:4px 0;font-size:0.9rem">Blue: backward compute. Orange: each all-reduce, numbered by its '
+    "bucket where the number fits (▲ ready, ▼ issued). The dark band along an all-reduce: communication not "
+    "hidden behind compute (exposed).</p>"
+)
+"""What the Gantt's colours and marks mean, above it."""
 
 
 class TraceView(ModelBeside, Viewer):
@@ -114,7 +120,8 @@ class TraceView(ModelBeside, Viewer):
             label="World size (ranks in the run)", value=None, start=2, end=MAX_WORLD, width=260, visible=False
         )
         self.world.param.watch(lambda _event: self._assemble(), "value")
-        self.shown = pn.Column(self.gantt, self.table, self.summary, sizing_mode="stretch_width")
+        self.key = pn.pane.HTML(GANTT_KEY, visible=False, sizing_mode="stretch_width", margin=(0, 10))
+        self.shown = pn.Column(self.key, self.gantt, self.table, self.summary, sizing_mode="stretch_width")
         self.layout = self._lay_out()
 
     def _lay_out(self) -> NamedRegion:
@@ -145,7 +152,7 @@ class TraceView(ModelBeside, Viewer):
             tools="",
             toolbar_location=None,
             x_axis_label="ms from the start of backward",
-            title="The measured step: backward compute, each all-reduce (▲ ready, ▼ issued), exposed: the dark band",
+            title="The measured step",  # its key is a paragraph above it, which wraps on a phone
         )
         fig.hbar(
             y="y",
@@ -229,7 +236,7 @@ class TraceView(ModelBeside, Viewer):
             self.traces = []
             self.step = None
             self.steps.param.update(options={}, value=None, disabled=True)
-            self.figure.visible = False
+            self.figure.visible = self.key.visible = False
             self.table.object = self.summary.object = self.alert.object = ""
             self.open_lab.disabled = True
             self.status.show(self.prompt)
@@ -337,7 +344,7 @@ class TraceView(ModelBeside, Viewer):
         self.figure.height = 60 + 45 * len(rows)
         self.figure.x_range.update(start=min(data["start"], default=0), end=max(data["end"], default=1) * 1.03)
         self.source.data = data
-        self.figure.visible = True
+        self.figure.visible = self.key.visible = True
         self._shown = headline_html(shown)
         self.status.show(self._shown)
         self.table.object = bucket_table(run, tl)
