@@ -36,14 +36,18 @@ from app.trace.summary import summarize
 from app.trace.timeline import StepTimeline
 from app.web.background import in_worker_thread
 from labs.ui.live_readout import LiveReadout
-from labs.ui.palette import WHITE
+from labs.ui.palette import DONE_GREEN, WHITE
 from labs.ui.region import NamedRegion
 from labs.ui.styles import CONTROL_CSS
 
 MAX_FILE = "200MB"
-DROPPED_FILE_CSS = ".filepond--file-info-sub, .filepond--file-status-sub { opacity: 1 !important; }"
+DROPPED_FILE_CSS = (
+    ".filepond--file-info-sub, .filepond--file-status-sub { opacity: 1 !important; }"
+    f"[data-filepond-item-state*='complete'] .filepond--item-panel {{ background-color: {DONE_GREEN} !important; }}"
+)
 """FilePond draws each dropped file's size and status line at half opacity, white on grey, under WCAG's
-4.5:1 (axe: color-contrast); at full opacity they read like the file's name."""
+4.5:1 (axe: color-contrast); at full opacity they read like the file's name. Once a file has arrived
+its panel turns green, #369763, where white text is 3.6:1; the course's done green is 6.3:1."""
 MAX_WORLD = 65_536
 """The largest world size the page takes (more ranks than any DDP run a trace comes from)."""
 PROMPT = "Drop one trace file per rank to read its buckets, or load the sample trace."
