@@ -20,16 +20,16 @@ TRACES = Path(__file__).parent / "fixtures" / "traces"
 GLOO = [TRACES / f"gloo_schedule_rank{rank}.json.gz" for rank in (0, 1)]
 
 
-def expected(paths: list[Path], step: int | None = None) -> str:
-    """The readout's figures computed by the parser alone, for the rank last ready for the last bucket."""
+def expected(paths: list[Path], step: int | None = None) -> list[str]:
+    """The readout's line for each rank, computed by the parser alone: ``rank R: all-reduces = …``."""
     traces = [parse_trace(path.read_bytes(), source=path.name) for path in paths]
     run = combine_ranks(traces, step)
-    return figures_text(next(t for t in run.timelines if t.rank == run.last_ready_rank[-1]))
+    return [f"rank {t.rank}: {figures_text(t)}" for t in run.timelines]
 
 
 def readout(paths: list[Path], step: int | None = None) -> str:
-    """The readout as the page should show it for these files."""
-    return f"ranks = {len(paths)} · {expected(paths, step)}"
+    """The readout's line for the last file's rank, as the page should show it (every rank has one)."""
+    return expected(paths, step)[-1]
 
 
 def add_files(page: Page, paths: list[Path]) -> None:
@@ -176,3 +176,69 @@ def test_the_sample_trace_loads_with_a_button_and_reads_like_dropped_files(page)
     table = trace.get_by_role("table", name=re.compile("^Buckets of"))
     expect(table.get_by_role("row").last).to_contain_text("rank 1")  # last ready for the last bucket
     expect(trace.get_by_role("button", name="Open in the bucket timeline lab")).to_be_enabled()
+
+
+SAMPLE_LINES = (r"rank 0: all-reduces = 4 · tail = 31\.341 ms", r"rank 1: all-reduces = 4 · tail = 5\.908 ms")
+"""The sample's two ranks: rank 0's tail is 31.3 ms, rank 1's 5.9 ms (issue 44: the readout gave rank 1's alone)."""
+
+
+def load_sample(page: Page):
+    page.goto(page.base_url + "/trace")  # type: ignore[attr-defined]
+    trace = page.get_by_role("region", name="Trace")
+    trace.get_by_role("button", name="Load the sample trace").click()
+    return trace
+
+
+def test_the_sample_readout_names_each_rank_and_the_largest_tail(page):
+    status = load_sample(page).get_by_role("status").first
+    for line in SAMPLE_LINES:
+        expect(status).to_contain_text(re.compile(line))
+    largest = r"31\.341 ms · exposed = 31\.540 ms · step = 39\.470 ms \(the largest tail\)"
+    expect(status).to_contain_text(re.compile(largest))
+
+
+def test_the_lab_from_the_sample_shows_no_float_with_more_than_four_decimals(page):
+    trace = load_sample(page)
+    trace.get_by_role("button", name="Open in the bucket timeline lab").click()
+    lab = page.get_by_role("region", name="Bucket timeline lab")
+    layers = lab.get_by_role("textbox", name=re.compile("^Layers"))
+    expect(layers).to_have_value("1:26.1, 1:5.07, 0.501:0.709, 0.314:0.499")
+    expect(lab.get_by_role("textbox", name="Bucket cap (MiB)", exact=True)).to_have_value("0.314")
+    values = [box.input_value() for box in lab.get_by_role("textbox").all()]
+    assert len(values) >= 6, values
+    long_floats = [v for v in values if re.search(r"\d\.\d{5,}", v)]
+    assert not long_floats, long_floats
+    expect(trace.get_by_text("Model: step =")).to_contain_text("Measured: step =")
+
+
+def test_on_a_phone_the_tables_scroll_with_a_cue_and_no_row_is_squeezed(phone):
+    from app.trace.page.shown import SCROLL_CUE
+
+    trace = load_sample(phone)
+    for title in ("^Buckets of", "^Every step"):
+        table = trace.get_by_role("table", name=re.compile(title))
+        expect(table).to_be_visible()
+        box = trace.get_by_role("group", name=re.compile(title))
+        width, shown, overflow, tallest = table.evaluate(
+            """t => {const box = t.closest('.trace-scroll');
+                     return [t.scrollWidth, box.clientWidth, getComputedStyle(box).overflowX,
+                             Math.max(...[...t.rows].map(r => r.getBoundingClientRect().height))]}"""
+        )
+        assert tallest < 100, f"{title}: a row {tallest} px tall"
+        if width > shown:  # wider than the screen: it scrolls, and the line above says so
+            assert overflow in ("auto", "scroll"), overflow
+            cue = box.locator("xpath=preceding-sibling::p[1]")
+            expect(cue).to_have_text(SCROLL_CUE)
+            expect(cue).to_be_visible()
+    # the page itself does not scroll sideways: only the tables do
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+def test_a_one_gpu_training_trace_is_refused_for_that_reason_on_the_page(page):
+    name = "kineto_resnet50_1gpu_2021.json.gz"
+    trace = drop(page, [TRACES / "real" / name])
+    said = f"{name}: it records training on a GPU but no collective at all"  # FilePond has an alert of its own
+    refusal = trace.get_by_role("alert").filter(has_text=said)
+    expect(refusal).to_be_visible(timeout=60_000)
+    expect(refusal).to_contain_text("so the run had one GPU and nothing to all-reduce")
+    expect(refusal).not_to_contain_text("inference")

@@ -63,7 +63,7 @@ CASES = [(name, s.number) for name in DDP for s in reference_steps(name)]
 def test_fixtures_are_listed_with_their_source_and_intact():
     sources = (REAL / "SOURCES.md").read_text()
     files = sorted(REAL.glob("*.gz"))
-    assert sum(f.stat().st_size for f in files) <= 5 * 2**20
+    assert sum(f.stat().st_size for f in files) <= 6 * 2**20
     for f in files:
         row = next((line for line in sources.splitlines() if line.startswith(f"| {f.name} |")), None)
         assert row is not None, f"{f.name} is not in SOURCES.md"
@@ -90,25 +90,65 @@ def test_import_agrees_with_the_gpu_clock_reference(name, step, capsys):
     assert got["exposed_ms"] == pytest.approx(want.exposed_ms, abs=tolerance(want.exposed_ms))
 
 
+ONE_GPU = r"no collective at all .*so the run had one GPU and nothing to all-reduce"
+TOO_OLD = r"old profiler .*CudnnBatchNormBackward.*only from release 1\.9 on \(pytorch/pytorch#52020\)"
 REFUSED = {
-    "hta_ns_resolution_world1.json.gz": r"world size 1|world_size 1|a single rank",
-    "tracelens_b200_eager_inference.json.gz": r"not training|no backward|inference",
-    "hta_simple_add_et.json.gz": r"execution trace|not a Chrome trace",
+    "hta_ns_resolution_world1.json.gz": ([], r"world size 1 \(one rank\)"),
+    "tracelens_b200_eager_inference.json.gz": (
+        [],
+        r"no backward pass anywhere.*inference.*its collectives are c10d::_allgather_base_",
+    ),
+    "hta_simple_add_et.json.gz": ([], r"execution trace .*not a Chrome trace"),
+    "kineto_resnet50_1gpu_2021.json.gz": ([], ONE_GPU),
+    "kineto_resnet50_1gpu_list_2020.json.gz": ([], ONE_GPU),
+    "kineto_resnet50_1gpu_list_2020.json.gz --world-size 2": (["--world-size", "2"], TOO_OLD),
+    "kineto_resnet50_1gpu_2021.json.gz --world-size 1": (
+        ["--world-size", "1"],
+        r"world size 1 \(one rank\).*; it records no collective$",
+    ),
+    "hta_sampled_rank0.json.gz --world-size 1": (["--world-size", "1"], r"the file says world size 128, not 1$"),
 }
-"""Real traces that are not DDP training, and the reason each refusal must name."""
+"""Real traces that are not DDP training (or not with these options), and the reason each refusal must name."""
 WRONG_REASON: dict[str, str] = {}
 """Refusals that still name another reason (none is left)."""
 
 
 @pytest.mark.parametrize("name", [case(n, wrong=WRONG_REASON) for n in sorted(REFUSED)])
 def test_refusals_name_the_real_reason(name):
+    options, reason = REFUSED[name]
+    path = REAL / name.split()[0]
     done = subprocess.run(
-        [sys.executable, "-m", "app.trace", str(REAL / name)], capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "app.trace", str(path), *options], capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 1 and done.stdout == ""
-    assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1
-    assert re.search(REFUSED[name], done.stderr), done.stderr
-    assert "FSDP" not in done.stderr and "no training step found" not in done.stderr
+    assert done.stderr.startswith(f"error: {path}: ") and done.stderr.count("\n") == 1
+    assert re.search(reason, done.stderr.rstrip("\n")), done.stderr
+    for wrong in ("FSDP", "no training step found", "none named", "different runs"):
+        assert wrong not in done.stderr
+    if "kineto" in name:
+        assert "inference" not in done.stderr
+
+
+def test_old_backward_names_are_training_not_inference():
+    """A 2020 trace's backward nodes have bare names; the reader sees them as a backward pass."""
+    from app.trace.events import keep
+
+    assert keep("CudnnConvolutionBackward", "Operator") and keep("ReluBackward1", "Operator")
+    assert keep("torch::autograd::AccumulateGrad", "Operator")
+    assert not keep("aten::convolution_backward", "Operator")  # an ATen op, not an autograd node
+
+
+def test_sampled_ranks_of_one_run_are_refused_naming_the_step_and_the_buckets(capsys):
+    """HTA's rank 0 and rank 1 are one 128-rank run, event-sampled: each file lacks different all-reduces."""
+    files = [str(REAL / "hta_sampled_rank0.json.gz"), str(REAL / "hta_sampled_rank1.json.gz")]
+    assert cli(files) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("error: these files are one run (ProfilerStep#552 ") and err.count("\n") == 1
+    assert "rank 0 lists 100.2 and 21.8 MiB; rank 1 lists 74.8 and 21.8 MiB" in err
+    assert "event-sampled" in err and "read each rank alone" in err
+    for name in files:  # each alone is still read
+        assert cli([name, "--step", "552"]) == 0
+        capsys.readouterr()
 
 
 @pytest.mark.parametrize("fraction", [0.5, 0.8, 0.9, 0.93, 0.95, 0.97, 0.99])

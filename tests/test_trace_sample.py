@@ -72,13 +72,14 @@ def test_load_is_off_while_an_exercise_says_so_and_a_press_then_changes_nothing(
     assert SAMPLE_PROMPT in lab.status.text and not lab.sample.disabled
     lab.gate("Load the sample trace is off until you lock a prediction.")
     assert lab.sample.disabled and "until you lock a prediction" in lab.hint.object
+    assert "Press Load" not in lab.status.text and "off until you lock a prediction. Then press it" in lab.status.text
     lab.sample.clicks += 1
     assert not lab.model.loaded and lab.traces == []
     lab.gate("")
-    assert not lab.sample.disabled and lab.hint.object == ""
+    assert not lab.sample.disabled and lab.hint.object == "" and SAMPLE_PROMPT in lab.status.text
     lab.sample.clicks += 1
     assert lab.model.loaded
-    assert f"ranks = 2 · {figures_text(by_rank(1))}" in lab.status.text
+    assert f"rank 1: {figures_text(by_rank(1))}" in lab.status.text and "rank 0: " in lab.status.text
     assert "rank 1" in lab.table.object and lab.figure.visible
 
 
@@ -114,6 +115,7 @@ def test_an_exercise_on_the_sample_gates_load_and_judges_from_the_parsed_trace()
     assert "Press Load the sample trace" in runner.steps_html()
     assert "Load the sample trace stays off until you lock a prediction." in runner.steps_html()
     lab.reset.clicks += 1
+    assert "Press Load" not in lab.status.text and "until you lock a prediction" in lab.status.text  # issue 43
     runner.lock(exercise.choice_text(exercise.answer))
     assert not lab.sample.disabled and not runner.finished
     lab.sample.clicks += 1
@@ -126,6 +128,6 @@ def test_the_trace_page_loads_the_sample_and_a_dropped_file_replaces_it():
     view = TraceView()
     assert PROMPT in view.status.text and view.sample.visible
     view.sample.clicks += 1
-    assert f"ranks = 2 · {figures_text(by_rank(1))}" in view.status.text
+    assert f"rank 1: {figures_text(by_rank(1))}" in view.status.text
     drop(view, GLOO[:1])
     assert readout(GLOO[:1]) in view.status.text

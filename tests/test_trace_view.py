@@ -10,7 +10,7 @@ import pytest
 
 from app.trace.page import view as trace_view
 from app.trace.page.view import PROMPT, TraceView
-from tests.test_trace_browser import GLOO, readout
+from tests.test_trace_browser import GLOO, expected, readout
 
 
 def drop(view: TraceView, paths: list[Path]) -> None:
@@ -71,10 +71,24 @@ def test_a_file_without_its_rank_asks_for_it_whichever_lands_first(tmp_path, ran
     view = TraceView()
     drop(view, [GLOO[1], bare] if ranked_first else [bare, GLOO[1]])
     assert "Choose the rank of no_rank.json to read these 2 files together." in view.status.text
-    assert "ranks = " not in view.status.text  # not one file's figures of the two
+    assert "all-reduces = " not in view.status.text  # not one file's figures of the two
     (picker,) = view.rank_pickers.objects
     picker.value = 0
     assert readout(GLOO) in view.status.text
+
+
+def test_the_readout_names_every_rank_and_the_largest_tail():
+    """The sample's rank 0 has a 31.3 ms tail and rank 1 a 5.9 ms one: each line says whose figures it gives."""
+    from app.trace.page.sample import SAMPLE_DIR, SAMPLE_FILES
+
+    view = TraceView()
+    view.sample.clicks += 1
+    paths = [SAMPLE_DIR / name for name in SAMPLE_FILES]
+    lines = expected(paths)
+    assert lines[0].startswith("rank 0: all-reduces = 4 · tail = 31.341 ms")
+    assert lines[1].startswith("rank 1: all-reduces = 4 · tail = 5.908 ms")
+    text = view.status.text
+    assert f"ranks = 2<br>{lines[0]} (the largest tail)<br>{lines[1]}<" in text
 
 
 def test_a_bucket_whose_kernel_is_not_in_the_trace_shows_unknown_figures_and_no_lab(tmp_path):

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from app.trace.errors import TraceError
-from app.trace.fit import fit_network, lab_settings
+from app.trace.fit import fit_network, lab_settings, readable_settings
 from app.trace.parse import parse_trace
 from app.trace.ranks import combine_ranks
 from app.trace.reader import Limits
@@ -69,8 +69,8 @@ def main(argv: list[str] | None = None) -> int:
                 data = path.read_bytes()
             except OSError as err:
                 raise TraceError(f"cannot read the file ({err.strerror or err})", name) from None
-            traces.append(parse_trace(data, source=name, limits=limits))
-        if args.world_size is not None:
+            traces.append(parse_trace(data, source=name, world_size=args.world_size, limits=limits))
+        if args.world_size is not None:  # known while parsing (for the right refusal); checked against the files here
             traces = [t.with_world_size(args.world_size) for t in traces]
         if args.ranks:
             if len(args.ranks) != len(traces):
@@ -113,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
             + (f" (each the shortest of {fit.traces} ranks' runs)" if fit.traces > 1 else "")
             + f" (p = {fit.ranks}, rms {fit.rms_ms:.3f} ms{', clamped' if fit.clamped else ''})"
         )
-        print("bucket timeline lab: " + ", ".join(f"{k} = {v!r}" for k, v in settings.items()))
+        shown = readable_settings(settings)  # as the lab's fields take them; --json keeps every digit
+        print("bucket timeline lab: " + ", ".join(f"{k} = {v!r}" for k, v in shown.items()))
     else:
         print(f"no fit: {why}")
     return 0

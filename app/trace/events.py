@@ -7,6 +7,7 @@ keep; :class:`Event` holds one of them with only the arguments the analysis read
 
 from __future__ import annotations
 
+import re
 import sys
 from typing import Any
 
@@ -14,6 +15,9 @@ from app.trace.errors import TraceError
 
 BACKWARD_PREFIX = "autograd::engine::evaluate_function: "
 """Every backward node the autograd engine runs is recorded under this prefix."""
+OLD_BACKWARD = re.compile(r"^(?:torch::autograd::)?[A-Z][A-Za-z0-9_]*Backward\d*$")
+"""A backward node as older profilers name it, bare (``CudnnConvolutionBackward``, ``ReluBackward1``:
+the 2020-21 traces in tests/fixtures/traces/real); later ones put :data:`BACKWARD_PREFIX` in front."""
 ACCUMULATE_OUTER = BACKWARD_PREFIX + "torch::autograd::AccumulateGrad"
 """The backward node that writes one parameter's gradient (and runs DDP's hook)."""
 ACCUMULATE_INNER = "torch::autograd::AccumulateGrad"
@@ -42,6 +46,8 @@ FSDP_MARKERS = (
 
 GPU_CATEGORIES = ("kernel", "gpu_user_annotation", "gpu_memcpy", "gpu_memset")
 """Categories of events that ran on a GPU stream rather than a host thread."""
+OLD_KERNEL_CATEGORY = "Kernel"
+"""What Kineto called a GPU kernel's category in 2020-21 (PyTorch 1.8); kept only to tell one GPU apart."""
 
 ARG_KEYS = (
     "External id",
@@ -112,7 +118,7 @@ def keep(name: str, cat: str) -> bool:
         True for backward nodes, accumulations, steps, optimizer annotations, collectives, GPU
         kernels and kernel launches.
     """
-    if cat in ("kernel", "gpu_user_annotation"):
+    if cat in ("kernel", "gpu_user_annotation", OLD_KERNEL_CATEGORY):
         return True
     if cat == "cuda_runtime" or cat == "cuda_driver":
         return "Launch" in name
@@ -120,6 +126,7 @@ def keep(name: str, cat: str) -> bool:
         name.startswith((BACKWARD_PREFIX, PROFILER_STEP, "Optimizer.", "DistributedDataParallel.forward"))
         or name == ACCUMULATE_INNER
         or is_comm_name(name)
+        or OLD_BACKWARD.match(name) is not None
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -10,6 +11,7 @@ import numpy as np
 from app.trace.errors import TraceError
 from app.trace.ranks import RunTimeline
 from app.trace.timeline import BucketRun, StepTimeline
+from labs.numbers import format_number
 from labs.timeline.schedule import ring_allreduce_ms
 
 MIB = 2**20
@@ -198,4 +200,66 @@ def lab_settings(source: StepTimeline | RunTimeline, fit: NetworkFit | None = No
         "bucket_cap": cap,
         "first_bucket_cap": cap,
         "iteration": "After the bucket rebuild (iteration 2 on)",
+    }
+
+
+FIELD_DIGITS = 3
+"""Significant digits the lab's fields show of a trace's figures: a bucket's size to 0.5 %, a time to
+0.5 % (the trace's µs clock and one step's run-to-run spread support no more)."""
+FIELD_DECIMALS = 4
+"""No field gets more decimals than this (a 3-digit 0.000123 would have six)."""
+
+
+def readable(value: float, smallest: float = 0.0) -> float:
+    """A trace's figure rounded for a lab field.
+
+    :data:`FIELD_DIGITS` significant digits, at most :data:`FIELD_DECIMALS` decimals, not below ``smallest``.
+
+    Parameters
+    ----------
+    value : float
+        The figure.
+    smallest : float, optional
+        The least value the field takes (a size must stay above 0).
+
+    Returns
+    -------
+    float
+        The rounded figure; its shortest text is what the field shows and reads back.
+    """
+    if value == 0:
+        return max(0.0, smallest)
+    places = FIELD_DIGITS - 1 - math.floor(math.log10(abs(value)))
+    return max(round(value, min(places, FIELD_DECIMALS)), smallest)
+
+
+def readable_settings(settings: dict) -> dict:
+    """:func:`lab_settings` rounded for the lab's fields (:func:`readable`), still one bucket per pseudo-layer.
+
+    Sizes and times get :data:`FIELD_DIGITS` significant digits; both caps are the smallest rounded
+    size, so each pseudo-layer still fills a bucket of its own; ranks and the iteration are kept.
+
+    Parameters
+    ----------
+    settings : dict
+        From :func:`lab_settings`.
+
+    Returns
+    -------
+    dict
+        The same keys; ``layers`` as ``size:ms`` pairs such as ``1:26.1, 0.501:0.709``.
+    """
+    floor = 10.0**-FIELD_DECIMALS
+    pairs = []
+    for pair in settings["layers"].split(","):
+        size, ms = (float(x) for x in pair.split(":"))
+        pairs.append((readable(size, floor), readable(ms)))
+    cap = min(size for size, _ in pairs)
+    return {
+        **settings,
+        "layers": ", ".join(f"{format_number(size)}:{format_number(ms)}" for size, ms in pairs),
+        "bandwidth": readable(settings["bandwidth"]),
+        "latency": readable(settings["latency"]),
+        "bucket_cap": cap,
+        "first_bucket_cap": cap,
     }

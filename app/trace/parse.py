@@ -3,10 +3,21 @@
 from __future__ import annotations
 
 import time
+from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from app.trace.errors import TraceError
-from app.trace.events import BACKWARD_PREFIX, FSDP_MARKERS, Event, compact
+from app.trace.events import (
+    ACCUMULATE_INNER,
+    BACKWARD_PREFIX,
+    FSDP_MARKERS,
+    OLD_BACKWARD,
+    OLD_KERNEL_CATEGORY,
+    OPTIMIZER_STEP,
+    Event,
+    compact,
+)
+from app.trace.links import NCCL_ANY
 from app.trace.reader import Limits, read_trace
 from app.trace.steps import Step, find_steps
 from app.trace.timeline import StepReader, StepTimeline, collectives_named
@@ -16,6 +27,22 @@ WORLD_ONE = (
     "nothing to overlap: profile a run with 2 or more ranks"
 )
 """Why a one-rank run is refused."""
+RECORDS_DDP_FROM = "1.9"
+"""The first PyTorch release whose profiler records the all-reduce DDP issues from its backward hook
+(pytorch/pytorch#52020, closed by #52031 in February 2021)."""
+TOO_OLD = (
+    "it comes from an old profiler (its backward nodes have bare names such as {example}, without "
+    "autograd::engine::evaluate_function) and records no DDP all-reduce: PyTorch's profiler records the "
+    "all-reduce DDP issues from its backward hook only from release {version} on (pytorch/pytorch#52020): "
+    "profile the run again with PyTorch {version} or later"
+)
+"""Why a training trace from an old profiler, of a run said to have several ranks, is refused."""
+ONE_GPU = (
+    "it records training on a GPU but no collective at all (no c10d call and no NCCL kernel, which every "
+    "all-reduce across GPUs runs as), so the run had one GPU and nothing to all-reduce: DDP needs 2 or more "
+    "ranks"
+)
+"""Why a one-GPU training trace (no collective, kernels recorded) is refused."""
 FSDP_ONLY = ("FullyShardedDataParallel.", "FSDP::")
 """Names only FSDP writes (FSDP1's module annotations, FSDP2's ``FSDP::post_backward_reduce``...)."""
 
@@ -282,23 +309,41 @@ def _parse(data, source: str, rank: int | None, world_size: int | None, limits: 
     base_ns = base if isinstance(base, int) and not isinstance(base, bool) else 0
     if not events and truncated:
         raise TraceError(truncated + ", before any event the analysis needs")
-    if world_size == 1:
-        raise TraceError(WORLD_ONE)
     names = {e.name for e in events}
+    collectives = collectives_named(events) + sorted(
+        {e.name for e in events if e.cat in ("kernel", OLD_KERNEL_CATEGORY) and NCCL_ANY.match(e.name)}
+    )
+    listed = "its collectives are " + ", ".join(collectives) if collectives else "it records no collective"
+    if world_size == 1:
+        raise TraceError(WORLD_ONE + ("" if collectives else "; " + listed))
     fsdp_only = any(marker in name for name in names for marker in FSDP_ONLY)
     sharded = any(marker in name for name in names for marker in FSDP_MARKERS)
-    listed = ", ".join(collectives_named(events)) or "none named"
-    if not fsdp_only and not any(name.startswith(BACKWARD_PREFIX) for name in names) and not truncated:
+    old_names = sorted(n for n in names if OLD_BACKWARD.match(n))
+    new_backward = any(name.startswith(BACKWARD_PREFIX) for name in names)
+    backward = new_backward or bool(old_names) or ACCUMULATE_INNER in names
+    old = not new_backward and bool(old_names)
+    if not fsdp_only and not backward and not truncated:
         raise TraceError(
-            "the trace has no backward pass anywhere (no autograd::engine::evaluate_function events), so it "
-            f"records inference or other work, not training; its collectives are {listed}"
+            "the trace has no backward pass anywhere (no autograd backward node under any name it has had), "
+            f"so it records inference or other work, not training; {listed}"
         )
+    if not truncated and old and not any(n.startswith("c10d::allreduce") for n in names):
+        on_gpu = any(e.cat in ("kernel", OLD_KERNEL_CATEGORY) for e in events)
+        if world_size is None and on_gpu and not collectives:
+            raise TraceError(ONE_GPU)
+        example = Counter(e.name for e in events if e.name in old_names).most_common(1)[0][0]
+        raise TraceError(
+            TOO_OLD.format(version=RECORDS_DDP_FROM, example=example) + (f"; {listed}" if collectives else "")
+        )
+    one_gpu = not collectives and world_size is None and any(e.cat == "kernel" for e in events)
+    if not truncated and one_gpu and any(n.startswith(OPTIMIZER_STEP) for n in names):
+        raise TraceError(ONE_GPU)
     reader = StepReader(events, backend)
     steps = find_steps(events)
     if fsdp_only or (sharded and not reader.issues_everywhere):
         raise TraceError(
             "this is an FSDP trace (it shards parameters and reduce-scatters gradients), so DDP's bucket model "
-            f"does not apply; its collectives are {listed}"
+            f"does not apply; {listed}"
         )
     if not steps:
         what = (

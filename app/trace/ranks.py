@@ -88,9 +88,43 @@ def combine_ranks(traces: list[RankTrace], step: int | None = None) -> RunTimeli
         raise TraceError("these ranks come from different runs: their steps are not at the same time")
     layouts = {tuple(b.numel for b in tl.buckets) for tl in timelines}
     if len(layouts) > 1:
-        raise TraceError("these ranks come from different runs: their steps have different buckets")
+        shortest = min(e - s for s, e in zip(starts, ends, strict=True))
+        raise TraceError(_different_buckets(timelines, max(starts) - min(starts) < shortest))
     last = []
     for k in range(len(timelines[0].buckets)):
         ready = [tl.absolute_us(tl.buckets[k].ready) for tl in timelines]
         last.append(timelines[ready.index(max(ready))].rank)
     return RunTimeline(tuple(timelines), world, tuple(last))
+
+
+def _mib_list(tl: StepTimeline) -> str:
+    sizes = [f"{b.nbytes / 2**20:.1f}" if b.nbytes else "?" for b in tl.buckets]
+    listed = sizes[0] if len(sizes) == 1 else ", ".join(sizes[:-1]) + " and " + sizes[-1]
+    return f"rank {tl.rank} lists {listed} MiB"
+
+
+def _different_buckets(timelines: list[StepTimeline], same_time: bool) -> str:
+    """Why ranks whose step lists different buckets cannot be read together, naming the step and buckets.
+
+    Parameters
+    ----------
+    timelines : list of StepTimeline
+        The step on each rank.
+    same_time : bool
+        Whether the ranks' steps start within one step of each other (then they are one run).
+
+    Returns
+    -------
+    str
+        One sentence.
+    """
+    listed = "; ".join(_mib_list(tl) for tl in timelines)
+    label = timelines[0].step.label
+    if same_time:
+        return (
+            f"these files are one run ({label} runs at the same time on every rank) but list different "
+            f"buckets ({listed}), though DDP all-reduces the same buckets on every rank: the trace is "
+            "event-sampled (each file kept different all-reduces), so the buckets cannot be matched; "
+            "read each rank alone"
+        )
+    return f"these ranks come from different runs: {label} lists different buckets ({listed})"

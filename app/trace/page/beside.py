@@ -11,7 +11,7 @@ import html
 import panel as pn
 
 from app.trace import TraceError
-from app.trace.fit import fit_network, lab_settings
+from app.trace.fit import fit_network, lab_settings, readable_settings
 from app.trace.page.shown import measured_window, ms
 from app.trace.report import tail_text
 
@@ -37,7 +37,7 @@ class ModelBeside:
             said = str(refusal).replace("(--world-size N)", "in “World size (ranks in the run)”")
             self.comparison.object = f'<p role="alert">The model cannot be filled in: {html.escape(said)}.</p>'
             return
-        settings = lab_settings(source, fit)
+        settings = readable_settings(lab_settings(source, fit))  # as the fields show them, and read back
         model = self.lab.model
         model.reset()
         for name in ("layers", "first_bucket_cap", "bucket_cap", "ranks", "bandwidth", "latency", "iteration"):

@@ -15,7 +15,7 @@ import panel as pn
 import param
 
 from app.trace.page.sample import SampleTraceReading
-from app.trace.page.view import TraceView
+from app.trace.page.view import SAMPLE_PROMPT, TraceView
 from labs.ui.region import NamedRegion
 from labs.ui.styles import CONTROL_CSS
 
@@ -82,7 +82,7 @@ class TraceLab(TraceView):
         if self.conceal and self.model.loaded:
             self.status.show(html.escape(HIDDEN))
         elif self.model.loaded:
-            self.status.show(html.escape(self._shown) if self._shown else self.prompt)
+            self.status.show(self._shown or self.prompt)
 
     def _show(self) -> None:
         super()._show()
@@ -101,6 +101,10 @@ class TraceLab(TraceView):
         """
         self.sample.disabled = bool(reason)
         self.hint.object = f'<p class="gate">{html.escape(reason)}</p>' if reason else ""
+        # The status line's invitation names the step that comes first while Load is off, never a press of it.
+        self.prompt = html.escape(f"{reason} Then press it to read the sample's buckets.") if reason else SAMPLE_PROMPT
+        if not self.model.loaded:
+            self.status.show(self.prompt)
 
     def advise(self, advice: str = "") -> None:
         """Say beside Load what a run still needs to count (an exercise's setup), while Load is on.

@@ -17,11 +17,61 @@ from app.trace.ranks import RunTimeline
 from app.trace.report import tail_text
 from app.trace.summary import RunSummary
 from app.trace.timeline import StepTimeline
-from labs.ui.palette import BLUE, ERROR_RED, EXPOSED_RED, ISSUE_BROWN, ORANGE, READY_NAVY
+from labs.ui.palette import BLUE, ERROR_RED, ISSUE_BROWN, ORANGE, READY_NAVY
 
 READY_MARK, ISSUE_MARK = "▲", "▼"
-COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = BLUE, ORANGE, EXPOSED_RED
-GANTT_KEYS = ("start", "end", "row", "color", "label", "height", "dy")
+EXPOSED_DARK = "#3b0000"
+"""The exposed stretch of an all-reduce: a band at 4.3:1 against the orange bar it lies on and 17.7:1
+against the white around it (the palette's exposed red is 1.3:1 on orange, too faint to see there)."""
+LABEL_INK = "#000000"
+"""Bucket numbers on the orange bars: 5.1:1."""
+COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = BLUE, ORANGE, EXPOSED_DARK
+GANTT_KEYS = ("start", "end", "row", "y", "color", "label", "height", "dy")
+"""``row`` is the bar's row (a factor of the y range); ``y`` is ``(row, offset)``, where in the row it sits."""
+EXPOSED_BAND = 0.2
+"""Height of the exposed band, in rows; it lines the bottom of the 0.6-row all-reduce bar."""
+LABEL_ROOM = {"bucket {k}": 0.2, "{k}": 0.03}
+"""Each label's width as a share of the time axis on the narrowest plot (a phone's, about 300 px): a
+bar's label is the longest that fits before the next bar in its row starts (or its own end), else none."""
+TITLE_STYLE = "font-weight:600;margin:8px 0 4px"
+"""A table's title, above it and outside its scrolling box (so it wraps at the screen's width)."""
+NARROW = 700
+"""Below this width (px) the tables may be wider than the screen: a cue says to scroll them."""
+TABLE_CSS = (
+    "<style>.trace-scroll{overflow-x:auto;max-width:100%;-webkit-overflow-scrolling:touch}"
+    ".trace-scroll td,.trace-scroll th{white-space:nowrap}"
+    ".scroll-cue{display:none;margin:0 0 4px;font-size:0.85rem}"
+    f"@media (max-width:{NARROW}px){{.scroll-cue{{display:block}}"
+    ".trace-scroll{border-right:3px solid #6c757d}}</style>"
+)
+"""Each table scrolls sideways in its own box, one line per row; on a narrow screen a line above it says so
+and the box's right edge is drawn, where the table goes on past it."""
+SCROLL_CUE = "Scroll the table sideways to see every column →"
+
+
+def titled_table(key: str, title: str, table: str) -> str:
+    """A table under its title, in a box that scrolls sideways, with the cue narrow screens show.
+
+    Parameters
+    ----------
+    key : str
+        Unique on the page: the title's id, which names the table (``aria-labelledby``).
+    title : str
+        The title, escaped.
+    table : str
+        ``<table …>`` HTML without a caption; ``aria-labelledby`` is added to its first tag.
+
+    Returns
+    -------
+    str
+        HTML.
+    """
+    labelled = table.replace("<table ", f"<table aria-labelledby='{key}' ", 1)
+    return (
+        f"{TABLE_CSS}<p id='{key}' style='{TITLE_STYLE}'>{title}</p>"
+        f"<p class='scroll-cue'>{SCROLL_CUE}</p><div class='trace-scroll' tabindex='0' role='group' "
+        f"aria-labelledby='{key}'>{labelled}</div>"
+    )
 
 
 def ms(value: float | None) -> str:
@@ -39,6 +89,43 @@ def figures_text(tl: StepTimeline) -> str:
         f"all-reduces = {len(tl.buckets)} · tail = {tail_text(tl.tail_ms)} · exposed = {_with_unit(tl.exposed_ms)} · "
         f"step = {ms(tl.step_ms)} ms"
     )
+
+
+def headline_html(timelines: list[StepTimeline]) -> str:
+    """The readout: one line per rank read, each naming its rank; the largest tail is said to be.
+
+    Parameters
+    ----------
+    timelines : list of StepTimeline
+        The step on every rank read (one for a single file).
+
+    Returns
+    -------
+    str
+        Escaped HTML: ``rank 0: all-reduces = 4 · tail = … ms · …`` lines; with more than
+        :data:`HEADLINE_RANKS` ranks, the rank with the largest tail and a count of the others.
+    """
+
+    def line(tl: StepTimeline) -> str:
+        return html.escape(f"{'rank ?' if tl.rank is None else f'rank {tl.rank}'}: {figures_text(tl)}")
+
+    if len(timelines) == 1:
+        return line(timelines[0])
+    known = [tl for tl in timelines if tl.tail_ms is not None]
+    slowest = max(known, key=lambda tl: tl.tail_ms) if known else None
+    if len(timelines) > HEADLINE_RANKS and slowest is not None:
+        return html.escape(f"ranks = {len(timelines)}; the largest tail is on ") + line(slowest) + html.escape(
+            " (the table below has every rank's steps)"
+        )
+    lines = [
+        line(tl) + (html.escape(" (the largest tail)") if tl is slowest and len(known) > 1 else "")
+        for tl in timelines
+    ]
+    return f"{html.escape(f'ranks = {len(timelines)}')}<br>" + "<br>".join(lines)
+
+
+HEADLINE_RANKS = 4
+"""Ranks the readout gives a line each; with more, it names the one with the largest tail."""
 
 
 def read_file(raw: bytes, name: str) -> RankTrace | str:
@@ -83,25 +170,44 @@ def bucket_table(run: RunTimeline | None, tl: StepTimeline) -> str:
         rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
     cell = "style='padding:2px 8px;text-align:right'"
     who = "rank ?" if tl.rank is None else f"rank {tl.rank}"
-    return (
+    title = (
+        f"Buckets of {html.escape(tl.step.label)} on {who} ({html.escape(tl.backend)}), ms from the start of "
+        f"backward: backward compute ends at {ms((tl.backward_end - zero) / 1e3)}, the optimizer starts at "
+        f"{ms(measured_window(tl)[1])}"
+    )
+    return titled_table(
+        "trace-buckets-title",
+        title,
         "<table style='border-collapse:collapse;font-size:0.9rem'>"
-        f"<caption style='text-align:left;font-weight:600'>Buckets of {html.escape(tl.step.label)} on {who} "
-        f"({html.escape(tl.backend)}), ms from the start of backward: backward compute ends at "
-        f"{ms((tl.backward_end - zero) / 1e3)}, the optimizer starts at {ms(measured_window(tl)[1])}</caption>"
         f"<thead><tr>{''.join(f'<th {cell}>{h}</th>' for h in heads)}</tr></thead>"
-        f"<tbody>{''.join(rows).replace('<td>', f'<td {cell}>')}</tbody></table>"
+        f"<tbody>{''.join(rows).replace('<td>', f'<td {cell}>')}</tbody></table>",
     )
 
 
 def gantt_columns(timelines: list[StepTimeline]) -> dict[str, list]:
-    """Bars for every rank: backward compute, each all-reduce, the exposed stretches, ready and issue marks."""
+    """Bars for every rank: backward compute, each all-reduce, the exposed stretches, ready and issue marks.
+
+    Parameters
+    ----------
+    timelines : list of StepTimeline
+        The step on every rank shown.
+
+    Returns
+    -------
+    dict
+        Columns :data:`GANTT_KEYS`, ms from the earliest backward start. An all-reduce's label is
+        its bucket's number where it fits (:data:`LABEL_ROOM`); the exposed stretches are a dark band
+        along the bottom of the all-reduce bars.
+    """
     zero = min(t.backward_start for t in timelines)
     columns: dict[str, list] = {key: [] for key in GANTT_KEYS}
+    ends = [(b.end - zero) / 1e3 for tl in timelines for b in tl.buckets if b.measured]
+    ends += [(e - zero) / 1e3 for tl in timelines for _s, e in tl.compute]
+    span = max(ends, default=1.0) or 1.0
 
-    def bar(start: float, end: float, row: str, color: str, label: str = "", height: float = 0.6, dy: int = -7):
-        for key, value in zip(
-            columns, ((start - zero) / 1e3, (end - zero) / 1e3, row, color, label, height, dy), strict=True
-        ):
+    def bar(start, end, row, color, label="", height=0.6, dy=0, offset=0.0):
+        values = ((start - zero) / 1e3, (end - zero) / 1e3, row, (row, offset), color, label, height, dy)
+        for key, value in zip(columns, values, strict=True):
             columns[key].append(value)
 
     for tl in timelines:
@@ -109,15 +215,18 @@ def gantt_columns(timelines: list[StepTimeline]) -> dict[str, list]:
         compute_row, comm_row = f"{name} backward", f"{name} all-reduce"
         for start, end in tl.compute:
             bar(start, end, compute_row, COMPUTE_COLOUR)
+        runs = sorted((b for b in tl.buckets if b.measured), key=lambda b: b.start)
+        for k, b in enumerate(runs):  # an all-reduce with no run in the trace has no bar: its time is unknown
+            room = (min(b.end, runs[k + 1].start) if k + 1 < len(runs) else b.end) - b.start
+            fits = [text for text, share in LABEL_ROOM.items() if room / 1e3 >= share * span]
+            bar(b.start, b.end, comm_row, COMM_COLOUR, fits[0].format(k=b.index + 1) if fits else "", 0.6, -3)
         for b in tl.buckets:
-            if b.measured:  # an all-reduce with no run in the trace has no bar: its time is unknown
-                bar(b.start, b.end, comm_row, COMM_COLOUR, f"bucket {b.index + 1}")
             bar(b.ready, b.ready, comm_row, READY_NAVY, READY_MARK, 0.0, -22)
             bar(b.issue, b.issue, comm_row, ISSUE_BROWN, ISSUE_MARK, 0.0, 8)
-        measured = np.array([[b.start, b.end] for b in tl.buckets if b.measured], float).reshape(-1, 2)
+        measured = np.array([[b.start, b.end] for b in runs], float).reshape(-1, 2)
         window = clip(measured, tl.backward_start, tl.optimizer_start)
         for start, end in _uncovered_pieces(window, tl.compute):
-            bar(start, end, comm_row, EXPOSED_COLOUR, "", 0.15)
+            bar(start, end, comm_row, EXPOSED_COLOUR, "", EXPOSED_BAND, 0, -0.3 + EXPOSED_BAND / 2)
     return columns
 
 
@@ -198,10 +307,13 @@ def summary_html(summary: RunSummary) -> str:
         listed = "".join(f"<li>{item}</li>" for item in items)
     else:
         listed = "<li>No warm step to summarize: every step is left out above.</li>"
-    return (
-        "<table style='border-collapse:collapse;font-size:0.9rem'>"
-        "<caption style='text-align:left;font-weight:600'>Every step, ms (a hidden tail is negative here; "
-        "the trace's first step and DDP's bucket (re)build steps are left out of the summary)</caption>"
-        f"<thead><tr>{''.join(f'<th {cell}>{h}</th>' for h in heads)}</tr></thead>"
-        f"<tbody>{''.join(shown)}</tbody></table><ul style='font-size:0.9rem'>{listed}</ul>"
+    title = (
+        "Every step, ms (a hidden tail is negative here; the trace's first step and DDP's bucket (re)build "
+        "steps are left out of the summary)"
     )
+    table = (
+        "<table style='border-collapse:collapse;font-size:0.9rem'>"
+        f"<thead><tr>{''.join(f'<th {cell}>{h}</th>' for h in heads)}</tr></thead>"
+        f"<tbody>{''.join(shown)}</tbody></table>"
+    )
+    return titled_table("trace-steps-title", title, table) + f"<ul style='font-size:0.9rem'>{listed}</ul>"

@@ -22,10 +22,11 @@ from app.trace.page.beside import ModelBeside
 from app.trace.page.sample import SAMPLE_FILES, sample_traces
 from app.trace.page.shown import (
     GANTT_KEYS,
+    LABEL_INK,
     alert_html,
     bucket_table,
-    figures_text,
     gantt_columns,
+    headline_html,
     read_file,
     summary_html,
 )
@@ -35,18 +36,28 @@ from app.trace.summary import summarize
 from app.trace.timeline import StepTimeline
 from app.web.background import in_worker_thread
 from labs.ui.live_readout import LiveReadout
-from labs.ui.palette import WHITE
+from labs.ui.palette import DONE_GREEN, WHITE
 from labs.ui.region import NamedRegion
 from labs.ui.styles import CONTROL_CSS
 
 MAX_FILE = "200MB"
-DROPPED_FILE_CSS = ".filepond--file-info-sub, .filepond--file-status-sub { opacity: 1 !important; }"
+DROPPED_FILE_CSS = (
+    ".filepond--file-info-sub, .filepond--file-status-sub { opacity: 1 !important; }"
+    f"[data-filepond-item-state*='complete'] .filepond--item-panel {{ background-color: {DONE_GREEN} !important; }}"
+)
 """FilePond draws each dropped file's size and status line at half opacity, white on grey, under WCAG's
-4.5:1 (axe: color-contrast); at full opacity they read like the file's name."""
+4.5:1 (axe: color-contrast); at full opacity they read like the file's name. Once a file has arrived
+its panel turns green, #369763, where white text is 3.6:1; the course's done green is 6.3:1."""
 MAX_WORLD = 65_536
 """The largest world size the page takes (more ranks than any DDP run a trace comes from)."""
 PROMPT = "Drop one trace file per rank to read its buckets, or load the sample trace."
 SAMPLE_PROMPT = "Press Load the sample trace to read its buckets."
+GANTT_KEY = (
+    '<p style="margin:4px 0;font-size:0.9rem">Blue: backward compute. Orange: each all-reduce, numbered by its '
+    "bucket where the number fits (▲ ready, ▼ issued). The dark band along an all-reduce: communication not "
+    "hidden behind compute (exposed).</p>"
+)
+"""What the Gantt's colours and marks mean, above it."""
 
 
 class TraceView(ModelBeside, Viewer):
@@ -113,7 +124,8 @@ class TraceView(ModelBeside, Viewer):
             label="World size (ranks in the run)", value=None, start=2, end=MAX_WORLD, width=260, visible=False
         )
         self.world.param.watch(lambda _event: self._assemble(), "value")
-        self.shown = pn.Column(self.gantt, self.table, self.summary, sizing_mode="stretch_width")
+        self.key = pn.pane.HTML(GANTT_KEY, visible=False, sizing_mode="stretch_width", margin=(0, 10))
+        self.shown = pn.Column(self.key, self.gantt, self.table, self.summary, sizing_mode="stretch_width")
         self.layout = self._lay_out()
 
     def _lay_out(self) -> NamedRegion:
@@ -144,10 +156,10 @@ class TraceView(ModelBeside, Viewer):
             tools="",
             toolbar_location=None,
             x_axis_label="ms from the start of backward",
-            title="The measured step: backward compute, each all-reduce (▲ ready, ▼ issued), exposed in red",
+            title="The measured step",  # its key is a paragraph above it, which wraps on a phone
         )
         fig.hbar(
-            y="row",
+            y="y",
             left="start",
             right="end",
             height="height",
@@ -157,7 +169,14 @@ class TraceView(ModelBeside, Viewer):
         )
         fig.add_layout(
             LabelSet(
-                x="start", y="row", text="label", source=self.source, x_offset=2, y_offset="dy", text_font_size="10px"
+                x="start",
+                y="y",
+                text="label",
+                source=self.source,
+                x_offset=2,
+                y_offset="dy",
+                text_font_size="10px",
+                text_color=LABEL_INK,
             )
         )
         fig.visible = False
@@ -221,7 +240,7 @@ class TraceView(ModelBeside, Viewer):
             self.traces = []
             self.step = None
             self.steps.param.update(options={}, value=None, disabled=True)
-            self.figure.visible = False
+            self.figure.visible = self.key.visible = False
             self.table.object = self.summary.object = self.alert.object = ""
             self.open_lab.disabled = True
             self.status.show(self.prompt)
@@ -309,7 +328,7 @@ class TraceView(ModelBeside, Viewer):
             run, tl = self._read()
         except TraceError as refusal:
             said = str(refusal)
-            shown = html.escape(self._shown) if self._shown else self.prompt  # the last figures read stay
+            shown = self._shown or self.prompt  # the last figures read stay
             if refusal.source in self._unnamed:
                 said = (
                     f"{refusal.source}: the file has no rank information (no distributedInfo): "
@@ -329,9 +348,9 @@ class TraceView(ModelBeside, Viewer):
         self.figure.height = 60 + 45 * len(rows)
         self.figure.x_range.update(start=min(data["start"], default=0), end=max(data["end"], default=1) * 1.03)
         self.source.data = data
-        self.figure.visible = True
-        self._shown = f"ranks = {len(shown)} · {figures_text(tl)}"
-        self.status.show(html.escape(self._shown))
+        self.figure.visible = self.key.visible = True
+        self._shown = headline_html(shown)
+        self.status.show(self._shown)
         self.table.object = bucket_table(run, tl)
         now = list(self.traces)
         if len(now) != len(self._summarized) or any(a is not b for a, b in zip(now, self._summarized, strict=False)):
