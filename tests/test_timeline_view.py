@@ -249,3 +249,11 @@ def test_the_last_bucket_cap_checkbox_sits_with_the_caps_and_drives_the_model(la
     assert "last bucket" in lab.cap_note.object
     lab.model.reset()
     assert box.value is False and status_text(lab) == before
+
+
+def test_the_bucket_table_names_the_variable_when_it_is_set(lab):
+    assert "DDP_SET_LAST_BUCKET_CAP" not in lab.table.text
+    lab.switches["last_bucket_cap"].value = True
+    assert "Buckets (After the bucket rebuild (iteration 2 on), DDP_SET_LAST_BUCKET_CAP=1)" in lab.table.text
+    cells = re.findall(r"<tr><td[^>]*>(\d+)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>", lab.table.text)
+    assert cells == [("1", "8, 7, 6", "24"), ("2", "5, 4, 3, 2", "32"), ("3", "1", "8")]  # the small bucket last

@@ -174,7 +174,10 @@ class TimelineControls(TimedModel):
         bounds=(0.0, 1024.0),
         inclusive_bounds=(False, True),
         label="First bucket cap",
-        doc="The first bucket (the last layers' gradients) closes once it holds at least this many MiB.",
+        doc=(
+            "The first bucket DDP fills (the last layers' gradients; the first layers' with "
+            "DDP_SET_LAST_BUCKET_CAP=1) closes once it holds at least this many MiB."
+        ),
     )
     ranks = param.Number(
         default=8.0,
