@@ -353,8 +353,13 @@ LABS = {
             "Rank skips a gradient": "skipped_layer",
             "Optimizer waits for the all-reduce": "optimizer_waits",
             "Synchronize after every bucket": "sync_each",
+            "DDP_SET_LAST_BUCKET_CAP=1 (small bucket last)": "last_bucket_cap",
         },
-        switches=("Optimizer waits for the all-reduce", "Synchronize after every bucket"),
+        switches=(
+            "Optimizer waits for the all-reduce",
+            "Synchronize after every bucket",
+            "DDP_SET_LAST_BUCKET_CAP=1 (small bucket last)",
+        ),
     ),
 }
 

@@ -133,6 +133,19 @@ def test_the_optimizer_that_does_not_wait_and_a_synchronization_after_every_buck
     expect(status_of(lab)).to_contain_text(figures(TimelineModel()))
 
 
+def test_the_last_bucket_cap_checkbox_puts_the_small_bucket_last(page):
+    lab = open_lab(page, "/timeline", "Bucket timeline lab")
+    box = lab.get_by_role("checkbox", name="DDP_SET_LAST_BUCKET_CAP=1 (small bucket last)")
+    expect(box).not_to_be_checked()
+    box.check()
+    small_last = TimelineModel(last_bucket_cap=True)
+    expect(status_of(lab)).to_contain_text(figures(small_last))
+    expect(lab.get_by_text("gives the first cap to the last bucket")).to_be_visible()
+    lab.get_by_role("button", name="Reset").click()
+    expect(box).not_to_be_checked()
+    expect(status_of(lab)).to_contain_text(figures(TimelineModel()))
+
+
 def test_a_rank_that_skips_a_gradient_hangs_and_find_unused_parameters_completes(page):
     lab = open_lab(page, "/timeline", "Bucket timeline lab")
     lab.get_by_role("combobox", name="Rank skips a gradient").select_option("layer 6")

@@ -253,6 +253,7 @@ control_values = st.fixed_dictionaries(
         "latency": st.floats(0, 1000),
         "straggler": st.floats(0, 100),
         "iteration": st.sampled_from([AFTER_REBUILD, FIRST_ITERATION]),
+        "last_bucket_cap": st.booleans(),
     }
 )
 

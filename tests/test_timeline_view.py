@@ -232,3 +232,28 @@ def test_the_concealed_time_axis_ends_on_a_round_number_that_is_no_answer(exerci
             continue  # a step that hangs has no step time to give away
         for margin in MARGINS:
             assert abs(end / margin - value) > tolerance, f"axis end {end} ms = {margin} × {name} ({value:.2f} ms)"
+
+
+def test_the_last_bucket_cap_checkbox_sits_with_the_caps_and_drives_the_model(lab):
+    box = lab.switches["last_bucket_cap"]
+    assert box.label == "DDP_SET_LAST_BUCKET_CAP=1 (small bucket last)" and box.value is False
+    stage = lab._layout
+    first_panel = stage.keys[: stage.groups[0]["count"]]
+    assert stage.groups[0]["title"] == "Model and caps" and "last_bucket_cap" in first_panel
+    assert stage.keys.count("last_bucket_cap") == 1
+    assert stage.controls[stage.keys.index("last_bucket_cap")] is box
+    before = status_text(lab)
+    box.value = True  # a click
+    assert lab.model.last_bucket_cap and lab.model.exposed == pytest.approx(5.34, abs=0.005)
+    assert f"exposed = {lab.model.exposed:.2f} ms" in status_text(lab) and status_text(lab) != before
+    assert "last bucket" in lab.cap_note.object
+    lab.model.reset()
+    assert box.value is False and status_text(lab) == before
+
+
+def test_the_bucket_table_names_the_variable_when_it_is_set(lab):
+    assert "DDP_SET_LAST_BUCKET_CAP" not in lab.table.text
+    lab.switches["last_bucket_cap"].value = True
+    assert "Buckets (After the bucket rebuild (iteration 2 on), DDP_SET_LAST_BUCKET_CAP=1)" in lab.table.text
+    cells = re.findall(r"<tr><td[^>]*>(\d+)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>", lab.table.text)
+    assert cells == [("1", "8, 7, 6", "24"), ("2", "5, 4, 3, 2", "32"), ("3", "1", "8")]  # the small bucket last

@@ -120,7 +120,25 @@ FIRST_ITERATION = "first"
 """Layout of DDP's first iteration: one bucket holding every gradient."""
 REGISTRATION = "registration"
 """Layout with ``find_unused_parameters=True``: bucketed in registration order, list reversed, never rebuilt."""
-LAYOUTS = (REBUILT, FIRST_ITERATION, REGISTRATION)
+REBUILT_SMALL_LAST = "rebuilt, small bucket last"
+"""Layout after the rebuild with ``DDP_SET_LAST_BUCKET_CAP=1``: the ready order bucketed from its far end."""
+LAYOUTS = (REBUILT, FIRST_ITERATION, REGISTRATION, REBUILT_SMALL_LAST)
+
+LAST_BUCKET_CAP_SOURCE = (
+    "pytorch/pytorch ad78a7b33a496f60c756927a4fcd8e3e8fc1aee6, torch/csrc/distributed/c10d/reducer.cpp, "
+    "Reducer::rebuild_buckets and compute_bucket_assignment_by_size"
+)
+"""Where :data:`REBUILT_SMALL_LAST` was read from."""
+
+
+def _from_the_far_end(sizes_in_order: np.ndarray, first_cap_bytes: float, cap_bytes: float) -> np.ndarray:
+    """Bucket a list from its far end, then turn the list of buckets back: their starts, in list order."""
+    count = len(sizes_in_order)
+    if count == 0:
+        return np.zeros(0, dtype=np.int64)
+    backwards = bucket_starts(sizes_in_order[::-1], first_cap_bytes, cap_bytes)  # bucket k: backwards[k] up to [k+1]
+    ends = np.append(backwards[1:], count)
+    return (count - ends)[::-1]
 
 
 def layout_starts(
@@ -137,6 +155,17 @@ def layout_starts(
     - :data:`REGISTRATION`: :func:`assign_buckets` over the layers in forward (registration) order,
       then the bucket list reversed, as DDP does at construction. The first cap then falls on the
       first-registered layers, whose bucket is reduced last.
+    - :data:`REBUILT_SMALL_LAST`: the rebuild with the environment variable
+      ``DDP_SET_LAST_BUCKET_CAP=1``. ``Reducer::rebuild_buckets`` (see
+      :data:`LAST_BUCKET_CAP_SOURCE`) reverses the ready-order list of gradients, calls
+      ``compute_bucket_assignment_by_size`` on it with the limits ``[first cap, cap]``, and reverses
+      the list of buckets it gets back (and their limits). The first cap so falls on the *last*
+      gradients to be ready, whose bucket is reduced last, and the full-size buckets are counted off
+      from the end of backward. Here the ready order is the forward order reversed, so the groups
+      are those of :data:`REGISTRATION`; what differs is when they apply (after the rebuild, not
+      from the first iteration, and never with ``find_unused_parameters=True``, which never
+      rebuilds). Inside a bucket PyTorch keeps the reversed order (its flat buffer lists the
+      gradients from the one ready last); the timeline does not depend on that order.
 
     Parameters
     ----------
@@ -162,6 +191,8 @@ def layout_starts(
         forward = bucket_starts(sizes, first_cap_bytes, cap_bytes)  # bucket k: forward[k] up to forward[k+1]
         ends = np.append(forward[1:], count)
         return (count - ends)[::-1]  # reversed list; each bucket's last layer comes first when ready
+    if layout == REBUILT_SMALL_LAST:
+        return _from_the_far_end(sizes[::-1], first_cap_bytes, cap_bytes)
     raise ValueError(f"unknown layout {layout!r}")
 
 

@@ -12,7 +12,7 @@ import param
 from labs.numbers import nice_at_most
 from labs.timed import InvalidInput, TimedModel, format_number
 from labs.timeline.buckets import FIRST_ITERATION as FIRST_LAYOUT
-from labs.timeline.buckets import REBUILT, REGISTRATION
+from labs.timeline.buckets import REBUILT, REBUILT_SMALL_LAST, REGISTRATION
 from labs.timeline.layers import MAX_LAYERS, cap_to_bytes, format_layers, parse_layers, to_bytes
 from labs.timeline.presets import CUSTOM, EQUAL_LAYERS, PRESETS, preset_layers
 from labs.timeline.schedule import step_schedule
@@ -23,6 +23,30 @@ FIND_UNUSED = "find_unused_parameters=True (registration order, never rebuilt)"
 ITERATIONS = (AFTER_REBUILD, FIRST_ITERATION, FIND_UNUSED)
 LAYOUT_OF = {AFTER_REBUILD: REBUILT, FIRST_ITERATION: FIRST_LAYOUT, FIND_UNUSED: REGISTRATION}
 """The bucket layout (:mod:`labs.timeline.schedule`) each Iteration choice shows."""
+
+
+def layout_of(iteration: str, last_bucket_cap: bool = False) -> str:
+    """The bucket layout an Iteration choice shows, with or without ``DDP_SET_LAST_BUCKET_CAP=1``.
+
+    The variable acts only in ``Reducer::rebuild_buckets``: the first iteration's one bucket and the
+    never-rebuilt layout of ``find_unused_parameters=True`` stay as they are.
+
+    Parameters
+    ----------
+    iteration : str
+        One of :data:`ITERATIONS`.
+    last_bucket_cap : bool, optional
+        Whether ``DDP_SET_LAST_BUCKET_CAP=1`` is set.
+
+    Returns
+    -------
+    str
+        One of :data:`labs.timeline.buckets.LAYOUTS`.
+    """
+    if last_bucket_cap and iteration == AFTER_REBUILD:
+        return REBUILT_SMALL_LAST
+    return LAYOUT_OF[iteration]
+
 
 DEFAULT_CAPS = (1.0, 25.0)
 """DDP's caps when ``bucket_cap_mb`` is not given: a 1 MiB first bucket, 25 MiB after it."""
@@ -82,6 +106,7 @@ class TimelineControls(TimedModel):
         "skipped_layer",
         "optimizer_waits",
         "sync_each",
+        "last_bucket_cap",
     )
     typed_controls = (
         "layers",
@@ -102,7 +127,7 @@ class TimelineControls(TimedModel):
     """The controls chosen from a list (Model's Custom is shown, not chosen)."""
     numbered_choices = {"missing_event": "bucket", "skipped_layer": "layer"}
     """The choices of a bucket or a layer by its number ("none", "bucket 1", ...), and their word."""
-    switch_controls = ("optimizer_waits", "sync_each")
+    switch_controls = ("optimizer_waits", "sync_each", "last_bucket_cap")
     """The controls that are on or off (checkboxes)."""
     CUSTOM = CUSTOM
 
@@ -149,7 +174,10 @@ class TimelineControls(TimedModel):
         bounds=(0.0, 1024.0),
         inclusive_bounds=(False, True),
         label="First bucket cap",
-        doc="The first bucket (the last layers' gradients) closes once it holds at least this many MiB.",
+        doc=(
+            "The first bucket DDP fills (the last layers' gradients; the first layers' with "
+            "DDP_SET_LAST_BUCKET_CAP=1) closes once it holds at least this many MiB."
+        ),
     )
     ranks = param.Number(
         default=8.0,
@@ -225,6 +253,15 @@ class TimelineControls(TimedModel):
         default=False,
         label="Synchronize after every bucket",
         doc="On: backward stops while each all-reduce runs (a global synchronization after each collective).",
+    )
+    last_bucket_cap = param.Boolean(
+        default=False,
+        label="DDP_SET_LAST_BUCKET_CAP=1 (small bucket last)",
+        doc=(
+            "On: the rebuild fills the buckets from the end of the ready order and turns the list back, so "
+            "the first cap's small bucket holds the last gradients ready and is reduced last (after the "
+            "rebuild only)."
+        ),
     )
 
     # ----- controls ------------------------------------------------------------------------------

@@ -45,7 +45,7 @@ from labs.timeline.bars import (
     STALL_HATCH,
     bar_columns,
 )
-from labs.timeline.model import FIRST_ITERATION, TimelineModel
+from labs.timeline.model import AFTER_REBUILD, FIRST_ITERATION, TimelineModel
 from labs.timeline.text import COMM, COMPUTE, HOST, ms
 from labs.ui import browser_code
 from labs.ui.palette import (
@@ -299,7 +299,12 @@ class CapSweep:
 def cap_note(m: TimelineModel) -> str:
     """The sentence beside the cap fields: which DDP call gives these caps (or that none does)."""
     if m.iteration == FIRST_ITERATION:
-        return html.escape(
-            f"{m.ddp_call}. The first iteration ignores both: one bucket of {format_number(m.bucket_mib[0])} MiB."
-        )
-    return html.escape(m.ddp_call + ".")
+        note = f"{m.ddp_call}. The first iteration ignores both: one bucket of {format_number(m.bucket_mib[0])} MiB."
+    else:
+        note = m.ddp_call + "."
+    if m.last_bucket_cap:
+        if m.iteration == AFTER_REBUILD:
+            note += " DDP_SET_LAST_BUCKET_CAP=1: the rebuild gives the first cap to the last bucket, reduced last."
+        else:
+            note += " DDP_SET_LAST_BUCKET_CAP=1 acts only at the rebuild, so it changes nothing here."
+    return html.escape(note)

@@ -24,9 +24,9 @@ from labs.timeline.controls import (
     FIND_UNUSED,
     FIRST_ITERATION,
     ITERATIONS,
-    LAYOUT_OF,
     NONE,
     TimelineControls,
+    layout_of,
     nice_step,
 )
 from labs.timeline.layers import (
@@ -98,7 +98,10 @@ class TimelineModel(StepReadings, TimelineControls):
     one at the bucket cap, the last holds the rest. The first iteration reduces one bucket holding
     every gradient. With ``find_unused_parameters=True`` the buckets are assigned over the layers in
     registration (forward) order and the list reversed, and never rebuilt: the first cap falls on the
-    first layers, whose bucket is reduced last.
+    first layers, whose bucket is reduced last. With ``DDP_SET_LAST_BUCKET_CAP=1`` (the
+    ``last_bucket_cap`` switch) the rebuild fills the buckets from the far end of the ready order and
+    turns the list back, so the small first-cap bucket holds the last gradients ready and is reduced
+    last (:data:`labs.timeline.buckets.REBUILT_SMALL_LAST`); the other two layouts ignore it.
 
     **Straggler.** This rank is on time; the slowest rank produces every gradient d ms later, so
     every bucket is globally ready d ms after its last gradient here.
@@ -239,6 +242,11 @@ class TimelineModel(StepReadings, TimelineControls):
             "bucket_cap_mb sets the first bucket's cap too"
         )
 
+    @property
+    def layout(self) -> str:
+        """The bucket layout shown: the Iteration choice's, turned round by ``DDP_SET_LAST_BUCKET_CAP=1``."""
+        return layout_of(self.iteration, self.last_bucket_cap)
+
     # ----- the step ------------------------------------------------------------------------------
 
     @property
@@ -266,7 +274,7 @@ class TimelineModel(StepReadings, TimelineControls):
             self.bandwidth,
             self.latency,
             self.straggler,
-            layout=LAYOUT_OF[self.iteration],
+            layout=self.layout,
             effects=self.effects if effects is None else effects,
         )
 
@@ -306,7 +314,7 @@ class TimelineModel(StepReadings, TimelineControls):
             effects = self.effects._replace(missing_event=None)
             sizes, times = self._layer_arrays()
             fixed = (to_bytes(sizes), times, self.first_cap_bytes)
-            network = (self.ranks, self.bandwidth, self.latency, self.straggler, LAYOUT_OF[self.iteration], effects)
+            network = (self.ranks, self.bandwidth, self.latency, self.straggler, self.layout, effects)
             steps = np.array([step_end(*fixed, cap_to_bytes(float(cap)), *network) for cap in caps])
             return Sweep(cap_mib=caps, step=steps)
 

@@ -117,7 +117,8 @@ def table_html(m: TimelineModel, conceal: bool) -> str:
     heads = ("bucket", "layers", "MiB", "ready (ms)", "issue (ms)", "start (ms)", "end (ms)", "what went wrong")
     return (
         "<table style='border-collapse:collapse;font-size:0.9rem'>"
-        f"<caption style='text-align:left;font-weight:600'>Buckets ({html.escape(m.iteration)}): "
+        f"<caption style='text-align:left;font-weight:600'>Buckets ({html.escape(m.iteration)}"
+        f"{', DDP_SET_LAST_BUCKET_CAP=1' if m.last_bucket_cap else ''}): "
         f"{html.escape(caption(m))}</caption>"
         f"<thead><tr>{''.join(f'<th {cell}>{h}</th>' for h in heads)}</tr></thead>"
         f"<tbody>{rows.replace('<td>', f'<td {cell}>')}</tbody></table>"

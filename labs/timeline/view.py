@@ -37,6 +37,8 @@ UNITS = {
 }
 MODEL_AND_CAPS = ("layers", "bucket_cap", "first_bucket_cap")
 """The typed controls of the first panel, after the Model and Iteration choices; the note on the caps follows."""
+CAP_SWITCHES = ("last_bucket_cap",)
+"""The switches of the first panel, after the caps: where the small bucket goes."""
 NETWORK = ("ranks", "bandwidth", "latency", "straggler")
 """The typed controls of the network and ranks panel."""
 BREAKS = ("compute_slowdown", "comm_slowdown", "launch_gap")
@@ -83,6 +85,7 @@ class TimelineLab(LabView):
                     ("preset", chooser["preset"]),
                     ("iteration", chooser["iteration"]),
                     *((name, field[name]) for name in MODEL_AND_CAPS),
+                    *((name, self.switches[name]) for name in CAP_SWITCHES),
                     ("cap_note", self.cap_note),
                 ),
             ),
@@ -93,7 +96,7 @@ class TimelineLab(LabView):
                     *((name, field[name]) for name in BREAKS),
                     ("missing_event", chooser["missing_event"]),
                     ("skipped_layer", chooser["skipped_layer"]),
-                    *self.switches.items(),
+                    *((name, box) for name, box in self.switches.items() if name not in CAP_SWITCHES),
                 ),
                 collapsible=True,
             ),
