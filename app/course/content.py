@@ -17,7 +17,7 @@ import param
 import yaml
 
 from app.course.catalog import LabKind, lab_kinds
-from app.course.spec import Exercise, Lesson, Mistake, SpecError, Step
+from app.course.spec import LABEL_MAX, Exercise, Lesson, Mistake, SpecError, Step
 from labs.timed import InvalidInput, format_number
 
 CONTENT_DIR = Path(os.environ.get("OVERLAP_CONTENT_DIR", Path(__file__).resolve().parents[2] / "content"))
@@ -106,12 +106,12 @@ def _mistakes(
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise SpecError(path, "must be a list of {answer, reasoning}", exercise, "mistakes")
+        raise SpecError(path, "must be a list of {answer, label, reasoning}", exercise, "mistakes")
     found = []
     for index, item in enumerate(raw):
         where = f"mistakes[{index}]"
-        if not isinstance(item, dict) or set(item) != {"answer", "reasoning"}:
-            raise SpecError(path, "needs exactly 'answer' and 'reasoning'", exercise, where)
+        if not isinstance(item, dict) or not {"answer", "reasoning"} <= set(item) <= {"answer", "label", "reasoning"}:
+            raise SpecError(path, "needs exactly 'answer' and 'reasoning', and may have a 'label'", exercise, where)
         if choices:
             wrong = _choice(path, exercise, f"{where}.answer", item["answer"], choices)
             if wrong == answer:
@@ -122,8 +122,21 @@ def _mistakes(
                 raise SpecError(path, f"{format_number(wrong)} is within the tolerance of the answer", exercise, where)
         if any(m.answer == wrong for m in found):
             raise SpecError(path, "names the same wrong answer as an earlier mistake", exercise, where)
-        found.append(Mistake(answer=wrong, reasoning=_text(path, exercise, f"{where}.reasoning", item["reasoning"])))
+        label = _label(path, exercise, f"{where}.label", item["label"]) if "label" in item else ""
+        if label and any(m.label == label for m in found):
+            raise SpecError(path, "has the same label as an earlier mistake", exercise, f"{where}.label")
+        reasoning = _text(path, exercise, f"{where}.reasoning", item["reasoning"])
+        found.append(Mistake(answer=wrong, reasoning=reasoning, label=label))
     return tuple(found)
+
+
+def _label(path: Path, exercise: str, name: str, raw: object) -> str:
+    """A mistake's label: one line of text of at most LABEL_MAX characters."""
+    label = _text(path, exercise, name, raw)
+    if "\n" in label or len(label) > LABEL_MAX:
+        words = f"must be one short phrase on one line, at most {LABEL_MAX} characters (not {len(label)})"
+        raise SpecError(path, words, exercise, name)
+    return label
 
 
 def _step(path: Path, exercise: str, index: int, raw: object, lab: LabKind) -> Step:
