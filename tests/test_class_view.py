@@ -255,6 +255,7 @@ def test_the_class_by_misconception_for_the_instructor_and_after_the_reveal_for_
     assert len(statements) == 2  # the rounds and the votes, one read whatever the size of the class
     assert view.split.object == SPLIT_HIDDEN and view.show_split.visible  # it would name the answer
     view.show_split.value = True
+    assert view.show_split.label == "Hide the split"
     assert f"<li>8 of 12 (67%): right</li><li>4 of 12 (33%): {alone.label}</li>" in view.split.object
     for k, other in enumerate(EXERCISE.mistakes[1:], start=1):
         assert f"<li>0 of 12 (0%): {EXERCISE.mistake_label(k)}</li>" in view.split.object, other

@@ -106,9 +106,12 @@ def summary_text(chosen: ClassExercise, shown: list[RoundVotes]) -> str:
     return f"locked = {len(current.predictions)} · round {current.round.number} · {answer}{before}"
 
 
+SHOW_SPLIT, HIDE_SPLIT = "Show the split now", "Hide the split"
+"""The button that shows the split by misconception before the reveal, and hides it again."""
+
 SPLIT_HIDDEN = (
     "<p>Which misconception each prediction shows is hidden until you reveal the round: it tells the "
-    "right answer apart. Tick “Show the split now” to see it on your own screen first.</p>"
+    "right answer apart. Press “Show the split now” to see it on your own screen first.</p>"
 )
 
 
@@ -120,6 +123,9 @@ def split_html(chosen: ClassExercise, shown: list[RoundVotes]) -> str:
     """
     parts = []
     for votes in shown:
+        if not votes.predictions:
+            parts.append(f"<p>Round {votes.round.number}: nobody has locked a prediction yet.</p>")
+            continue
         items = "".join(f"<li>{html.escape(share.text())}</li>" for share in round_split(chosen.exercise, votes))
         heading = f"Round {votes.round.number}: {len(votes.predictions)} locked, by misconception"
         parts.append(f'<div class="class-split"><h3>{heading}</h3><ul>{items}</ul></div>')
@@ -213,7 +219,7 @@ class InstructorView(Viewer):
             callback=self._csv, filename="class-predictions.csv", label="Export CSV", align="end", width=140
         )
         self.status = LiveReadout("Reading the class…", busy=True)
-        self.show_split = pn.widgets.Checkbox(label="Show the split now", value=False)
+        self.show_split = pn.widgets.Toggle(label=SHOW_SPLIT, value=False, width=200)  # a button names its state
         self.show_split.param.watch(lambda _event: self._draw_split(), "value")
         self.split = pn.pane.HTML("", width=380, margin=(0, 10))
         self.problem = pn.pane.HTML("", margin=(0, 10))
@@ -338,6 +344,7 @@ class InstructorView(Viewer):
             return
         revealed = self._shown[-1].round.revealed
         self.show_split.visible = not revealed
+        self.show_split.label = HIDE_SPLIT if self.show_split.value else SHOW_SPLIT
         self.split.object = split_html(self.chosen, self._shown) if revealed or self.show_split.value else SPLIT_HIDDEN
 
     def _label_axis(self, choices: tuple[str, ...]) -> None:
