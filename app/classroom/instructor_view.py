@@ -202,7 +202,16 @@ class InstructorView(Viewer):
             )
             return
         self.signed_in = True
-        self._build_results()
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            self._build_results()
+            return
+        # Built in a callback of its own, under the document's lock like every later draw, so the
+        # region reaches the page before the draws that change it. Built here, in the sign-in's own
+        # event, its patch could wait in Panel's queue of writes while the first draw (a worker
+        # thread's result) went out first, and the page dropped that draw ("reference ... isn't
+        # known"), leaving "Reading the class…" until the class changed.
+        pn.state.execute(self._build_results, schedule=True)
 
     # ----- the class --------------------------------------------------------------------------------
 

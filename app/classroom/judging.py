@@ -16,7 +16,17 @@ from app.course.library import lessons
 from app.course.misconceptions import Judge, Outcome, Share, outcome_name, split
 
 VariantJudge = Callable[[Exercise, str], Judge | None]
-"""How to find a variant's numbers from its name: given to the functions below once exercises have variants."""
+"""How to find a variant's numbers from its name (the value stored in ``votes.variant``)."""
+
+
+def variant_judge(exercise: Exercise, variant: str) -> Judge | None:
+    """The numbers of ``variant`` of ``exercise``: its answer, tolerance and mistakes' answers, recomputed.
+
+    Exercises have no variants yet, so no vote names one and this finds none. The change that gives
+    exercises variants makes this recompute them from the name it stores with each vote; every
+    caller here (the instructor's split, the students' line, the CSV and rounds.json) uses it.
+    """
+    return None
 
 
 def judge_of(exercise: Exercise, variant: str | None = None, variants: VariantJudge | None = None) -> Judge | None:
@@ -29,7 +39,8 @@ def judge_of(exercise: Exercise, variant: str | None = None, variants: VariantJu
     variant : str, optional
         The variant the student saw; None for the exercise as written.
     variants : callable, optional
-        ``variants(exercise, variant)``: the variant's judge (its own answer, tolerance and mistakes).
+        ``variants(exercise, variant)``: the variant's judge (its own answer, tolerance and
+        mistakes); :func:`variant_judge` by default.
 
     Returns
     -------
@@ -38,7 +49,7 @@ def judge_of(exercise: Exercise, variant: str | None = None, variants: VariantJu
     """
     if variant is None:
         return Judge(exercise.answer, exercise.tolerance, tuple(m.answer for m in exercise.mistakes))
-    return None if variants is None else variants(exercise, variant)
+    return (variants or variant_judge)(exercise, variant)
 
 
 def labels_of(exercise: Exercise) -> list[str]:
