@@ -13,7 +13,7 @@ from functools import cache
 from app.classroom.store import RoundVotes
 from app.course.content import Exercise
 from app.course.library import lessons
-from app.course.misconceptions import Judge, Outcome, Share, outcome_name, split
+from app.course.misconceptions import OTHER, Judge, Outcome, Share, outcome_name, split
 
 VariantJudge = Callable[[Exercise, str], Judge | None]
 """How to find a variant's numbers from its name (the value stored in ``votes.variant``)."""
@@ -62,12 +62,19 @@ def judged(
 ) -> Outcome:
     """One prediction's outcome: right, which named mistake, or other."""
     judge = judge_of(exercise, variant, variants)
-    return Outcome("other") if judge is None else judge(prediction)
+    return Outcome(OTHER) if judge is None else judge(prediction)
 
 
 def round_split(exercise: Exercise, votes: RoundVotes, variants: VariantJudge | None = None) -> list[Share]:
     """A round's split: right, each named mistake with its label, then other (one Share each)."""
-    outcomes = [judged(exercise, p, votes.variant_of(k), variants) for k, p in enumerate(votes.predictions)]
+    judges: dict[str | None, Judge | None] = {}  # one per variant in the round, not one per vote
+    outcomes = []
+    for k, prediction in enumerate(votes.predictions):
+        variant = votes.variant_of(k)
+        if variant not in judges:
+            judges[variant] = judge_of(exercise, variant, variants)
+        judge = judges[variant]
+        outcomes.append(Outcome(OTHER) if judge is None else judge(prediction))
     return split(outcomes, labels_of(exercise))
 
 
