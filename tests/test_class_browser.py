@@ -117,7 +117,7 @@ def test_the_class_predicts_the_instructor_reveals_and_opens_a_new_round(browser
 
     results.get_by_role("button", name="Reveal").click()
     expect(status).to_contain_text(f"locked = 2 · round 1 · answer {EXERCISE.answer:g} {EXERCISE.unit} (revealed)")
-    expect(a).to_contain_text("class: 2 locked · 1 within ±")  # the page polls and shows it
+    expect(a).to_contain_text("class: 2 locked · 1 of 2 (50%): right, within ±")  # the page polls and shows it
     expect(b).to_contain_text("yours 7.5")
 
     results.get_by_role("button", name="New round").click()
@@ -135,12 +135,84 @@ def test_the_class_predicts_the_instructor_reveals_and_opens_a_new_round(browser
     with page.expect_download() as download:
         results.get_by_role("button", name="Export CSV").click()
     csv = download.value.path().read_text()
-    assert csv.splitlines()[0] == "exercise,round,student,prediction,locked_at"
+    assert csv.splitlines()[0] == "exercise,round,student,prediction,locked_at,variant,class"
     assert csv.count(f"{LESSON.slug}/{EXERCISE.id},") == 3 and TOKEN not in csv
 
     for visitor in (instructor, first, second):
         assert not visitor.errors, visitor.errors
         visitor.context.close()
+    assert "Traceback" not in class_server.log.read_text()
+
+
+SPLIT_EXERCISE = next(e for e in LESSON.exercises if e.id != EXERCISE.id and e.lab == "queue" and e.mistakes)
+"""A numeric queue exercise other than the first test's (whose rounds that test has used)."""
+
+
+def test_a_class_of_twelve_the_instructor_sees_the_misconception_and_students_after_the_reveal(browser, class_server):
+    """Eight lock the answer and four the exercise's first named mistake; the instructor sees its label and 4 of 12."""
+    import json
+    import urllib.request
+
+    mistake = SPLIT_EXERCISE.mistakes[0]
+    instructor = Visitor(browser, class_server)  # open before the class votes, as in a lecture
+    page = instructor.page
+    page.goto(class_server.url + "/instructor")
+    page.get_by_role("textbox", name="Instructor token").fill(TOKEN)
+    page.get_by_role("button", name="Sign in").click()
+    results = page.get_by_role("region", name="Class results")
+    expect(results.get_by_role("combobox", name="Exercise")).to_be_enabled()
+    results.get_by_role("combobox", name="Exercise").select_option(label=f"{LESSON.title}: {SPLIT_EXERCISE.title}")
+    status = results.get_by_role("status").first
+    expect(status).to_contain_text("locked = 0 · round 1 · answer hidden")
+
+    path = f"/lesson?id={LESSON.slug}&exercise={SPLIT_EXERCISE.id}"
+    received: list[str] = []
+    kept = []  # one student of each kind stays for the reveal
+    for n in range(12):
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        student = context.new_page()
+        student.on("websocket", lambda ws: ws.on("framereceived", lambda p: received.append(str(p))))
+        student.goto(class_server.url + path)
+        card = student.get_by_role("region", name=f"Exercise: {SPLIT_EXERCISE.title}")
+        field = card.get_by_role("textbox", name="Your prediction")
+        expect(field).to_be_enabled()
+        field.fill(format_number(mistake.answer if n < 4 else SPLIT_EXERCISE.answer, exact=True))
+        card.get_by_role("button", name="Lock prediction").click()
+        expect(card).to_contain_text("Shared anonymously with the instructor (round 1).")
+        if n in (0, 4):
+            kept.append((context, card))
+        else:
+            context.close()
+    (first, mine), (fifth, right) = kept
+
+    expect(status).to_contain_text("locked = 12 · round 1 · answer hidden")  # live, from the database
+    expect(results).to_contain_text("hidden until you reveal the round")
+    expect(results).not_to_contain_text(mistake.label)
+    results.get_by_role("button", name="Show the split now").click()
+    by_misconception = results.get_by_role("list").filter(has_text="of 12")
+    expect(by_misconception).to_contain_text(f"4 of 12 (33%): {mistake.label}")
+    expect(by_misconception).to_contain_text("8 of 12 (67%): right")
+    expect(results.get_by_role("button", name="Hide the split")).to_be_visible()
+    expect(results.get_by_role("heading", name="Round 1: 12 locked, by misconception")).to_be_visible()
+    assert not any(mistake.label in frame for frame in received)  # nothing of the split reached a student
+
+    results.get_by_role("button", name="Reveal").click()
+    expect(results.get_by_role("button", name="Hide the split")).to_have_count(0)  # shown for good
+    expect(by_misconception).to_contain_text(f"4 of 12 (33%): {mistake.label}")
+    expect(mine).to_contain_text(f"4 of 12 (33%): {mistake.label}")  # the page polls and shows it
+    expect(mine).to_contain_text(f"({mistake.label})")  # which of them this student was
+    expect(right).to_contain_text("8 of 12 (67%): right")
+
+    request = urllib.request.Request(
+        f"{class_server.url}/instructor/rounds.json?exercise={LESSON.slug}/{SPLIT_EXERCISE.id}",
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        (only,) = json.loads(reply.read())["rounds"]
+    assert sorted(only["classes"]) == sorted(["right"] * 8 + [f"mistake: {mistake.label}"] * 4)
+    assert not instructor.errors, instructor.errors
+    for context in (first, fifth, instructor.context):
+        context.close()
     assert "Traceback" not in class_server.log.read_text()
 
 

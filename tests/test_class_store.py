@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+import uuid
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -83,9 +84,11 @@ def test_export_has_anonymous_ids_and_every_vote(store):
     store.lock("a/b", STUDENTS[0], 0.1)
     store.lock("a/b", STUDENTS[1], 2.0)
     lines = store.export_csv().splitlines()
-    assert lines[0] == "exercise,round,student,prediction,locked_at"
-    assert lines[1].startswith(f"a/b,1,{STUDENTS[0]},0.1,") and lines[1].endswith("Z")
+    assert lines[0] == "exercise,round,student,prediction,locked_at,variant,class"
+    assert lines[1].startswith(f"a/b,1,{STUDENTS[0]},0.1,") and lines[1].endswith("Z,,")  # no judge: no class
     assert len(lines) == 3
+    judged = store.export_csv(lambda key, prediction, variant: f"{key} {prediction:g} {variant}").splitlines()
+    assert judged[2].endswith(",a/b 2 None")
 
 
 def test_a_second_process_opening_the_same_database_sees_the_same_votes(store, url):
@@ -115,7 +118,7 @@ def test_thirty_students_locking_at_once_are_thirty_votes(store):
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 1), st.floats(-1e6, 1e6)), max_size=25))
 def test_the_first_lock_is_the_one_kept(store, locks):
-    key = f"prop/{abs(hash(tuple(locks)))}"
+    key = f"prop/{uuid.uuid4().hex}"  # a fresh exercise per example (hashes collide: hash(-1.0) == hash(-2.0))
     first: dict[int, float] = {}
     for student, _exercise, value in locks:
         stored = store.lock(key, STUDENTS[student], value)[1]
@@ -171,3 +174,77 @@ def test_the_write_limit_is_per_student_and_per_second():
     assert limit.allow("a", now=11.0)  # a second later it may write again
     limit.allow("c", now=11.0)
     assert len(limit._seen) == 2  # remembers a bounded number of students
+
+
+def test_a_vote_keeps_the_variant_its_student_saw(store):
+    assert store.lock("v/x", STUDENTS[0], 1.0)[1]  # the exercise as written
+    assert store.lock("v/x", STUDENTS[1], 2.0, variant="seed-17")[1]
+    (only,) = store.rounds_of("v/x")
+    assert only.predictions == (1.0, 2.0) and only.variants == (None, "seed-17")
+    assert only.variant_of(1) == "seed-17" and only.variant_of(5) is None
+    assert store.own_vote("v/x", 1, STUDENTS[1]) == (2.0, "seed-17")
+    assert store.own_vote("v/x", 1, STUDENTS[2]) is None
+    assert store.export_csv().splitlines()[2].endswith(",seed-17,")
+
+
+def version_1_schema(url: str) -> None:
+    """Make the class database as schema version 1 made it (votes without a variant), with one vote."""
+    import sqlalchemy as sa
+
+    old = sa.MetaData()
+    for name in ("schema_version", "rounds"):
+        metadata.tables[name].to_metadata(old)
+    votes = sa.Table(  # as store.py declared it at version 1
+        "votes",
+        old,
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+        sa.Column("exercise", sa.String(200), nullable=False),
+        sa.Column("round", sa.Integer, nullable=False),
+        sa.Column("student", sa.String(64), nullable=False),
+        sa.Column("prediction", sa.Float, nullable=False),
+        sa.Column("locked_at", sa.Float, nullable=False),
+        sa.UniqueConstraint("exercise", "round", "student", name="one_vote_per_round"),
+    )
+    engine = sa.create_engine(url)
+    old.create_all(engine)
+    with engine.begin() as db:
+        db.execute(old.tables["schema_version"].insert().values(version=1))
+        db.execute(votes.insert().values(exercise="old/one", round=1, student=STUDENTS[0], prediction=4.0, locked_at=0))
+    engine.dispose()
+
+
+def test_a_version_1_database_gains_the_variant_column_and_keeps_its_votes(url):
+    version_1_schema(url)
+    store = ClassStore(url)  # as the new code's first process opens the class of yesterday
+    assert store.version() == SCHEMA_VERSION == 2
+    (old,) = store.rounds_of("old/one")
+    assert old.predictions == (4.0,) and old.variants == (None,)
+    assert store.lock("old/one", STUDENTS[1], 5.0, variant="v2")[1]
+    assert store.rounds_of("old/one")[0].variants == (None, "v2")
+    again = ClassStore(url)  # a second process: the column is there, nothing to do
+    assert again.version() == 2
+    again.dispose()
+    store.dispose()
+
+
+def test_processes_starting_together_on_a_version_1_database_add_the_column_once(url):
+    version_1_schema(url)
+    barrier = threading.Barrier(4)
+    opened, failed = [], []
+
+    def start() -> None:
+        barrier.wait()
+        try:
+            opened.append(ClassStore(url))
+        except StoreUnavailable as problem:
+            failed.append(str(problem))
+
+    threads = [threading.Thread(target=start) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not failed and len(opened) == 4
+    assert opened[0].version() == 2 and opened[1].lock("old/one", STUDENTS[2], 1.0, variant="x")[1]
+    for store in opened:
+        store.dispose()

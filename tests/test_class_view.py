@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from app.classroom import limits
-from app.classroom.instructor_view import InstructorView, bin_edges
+from app.classroom.instructor_view import SPLIT_HIDDEN, InstructorView, bin_edges
 from app.classroom.store import ClassStore
 from app.classroom.student import ClassShare, RecentReads, class_result_text
 from app.course.content import load_lessons
@@ -14,6 +14,7 @@ from app.course.exercise import ExerciseRunner, ExerciseSession
 from app.course.pages.lesson import lesson_view
 from app.course.progress import ProgressStore
 from labs.queue.view import QueueLab
+from labs.timed import format_number
 from labs.timeline.view import TimelineLab
 
 LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "overlap")
@@ -72,7 +73,10 @@ def test_a_locked_prediction_is_shared_once_and_the_class_shown_only_after_the_r
     assert "class:" not in mine.card.class_html  # not revealed: nothing about the class
     store.reveal(KEY)
     mine.classroom.poll()
-    assert "class: 2 locked · 1 within ±" in mine.card.class_html and "yours 1 " in mine.card.class_html
+    assert "class: 2 locked · 1 of 2 (50%): right, within ±" in mine.card.class_html
+    assert "1 of 2 (50%): other answers" in mine.card.class_html and "yours 1 work units per second (right)" in (
+        mine.card.class_html
+    )
     assert mine.card.start_label == ""  # locked, not yet run: no Try again
     store.new_round(KEY)
     mine.classroom.poll()
@@ -198,9 +202,11 @@ def test_a_choice_is_shared_as_its_position_and_the_class_counted_per_choice(sto
     assert "You already shared a prediction in round 1 (“shorter”)" in students[1].card.class_html
     store.reveal(CHOICE_KEY)
     students[0].classroom.poll()
-    assert "class: 4 locked · 2 chose the answer “longer” · 1 “shorter” · 1 “as long” · yours “longer”" in (
-        students[0].card.class_html
-    )
+    shorter, as_long = (CHOICE.mistake_label(k) for k in range(2))
+    assert (
+        f"class: 4 locked · 2 of 4 (50%): right, “longer” · 1 of 4 (25%): “shorter”, {shorter} · "
+        f"1 of 4 (25%): “as long”, {as_long} · yours “longer” (right)"
+    ) in students[0].card.class_html
 
     monkeypatch.setenv("INSTRUCTOR_TOKEN", "right")
     view = InstructorView(store)
@@ -228,3 +234,47 @@ def test_an_embedded_exercise_shares_its_prediction_with_the_class_as_the_lesson
     card.receive({"action": "lock", "text": "1"})
     assert "Shared anonymously with the instructor (round 1)." in card.class_html
     assert store.rounds_of(KEY)[0].predictions == (1.0,)
+
+
+def test_the_class_by_misconception_for_the_instructor_and_after_the_reveal_for_students(store, monkeypatch):
+    """Twelve students, eight right and four with the exercise's first named mistake."""
+    import sqlalchemy as sa
+
+    alone = EXERCISE.mistakes[0]
+    runners = [runner_for(store, f"{n:032x}") for n in range(1, 13)]
+    for n, runner in enumerate(runners):
+        lock(runner, format_number(alone.answer) if n < 4 else format_number(EXERCISE.answer))
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", "right")
+    view = InstructorView(store)
+    view._try("right")
+    view.exercise.value = KEY
+    statements: list[str] = []
+    sa.event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    view.refresh()
+    assert "locked = 12 · round 1 · answer hidden" in view.status.text
+    assert len(statements) == 2  # the rounds and the votes, one read whatever the size of the class
+    assert view.split.object == SPLIT_HIDDEN and view.show_split.visible  # it would name the answer
+    view.show_split.value = True
+    assert view.show_split.label == "Hide the split"
+    assert f"<li>8 of 12 (67%): right</li><li>4 of 12 (33%): {alone.label}</li>" in view.split.object
+    for k, other in enumerate(EXERCISE.mistakes[1:], start=1):
+        assert f"<li>0 of 12 (0%): {EXERCISE.mistake_label(k)}</li>" in view.split.object, other
+    assert "<li>0 of 12 (0%): other answers</li>" in view.split.object
+
+    student = runners[0]
+    student.classroom.poll()
+    assert alone.label not in student.card.class_html  # nothing about the class before the reveal
+    view._act(store.reveal)
+    assert not view.show_split.visible and f"4 of 12 (33%): {alone.label}" in view.split.object
+    student.classroom.poll()
+    assert f"· 4 of 12 (33%): {alone.label} ·" in student.card.class_html
+    assert f"yours {format_number(alone.answer)} {EXERCISE.unit} ({alone.label})" in student.card.class_html
+    assert "other answers" not in student.card.class_html  # nobody gave another answer: not listed
+
+    csv = view._csv().getvalue().splitlines()
+    assert csv[0].endswith(",variant,class")
+    assert sum(line.endswith(f",,mistake: {alone.label}") for line in csv) == 4
+    assert sum(line.endswith(",,right") for line in csv) == 8
+
+    view.exercise.value = CHOICE_KEY  # another exercise: its split hidden again until revealed or asked for
+    assert not view.show_split.value and view.split.object == SPLIT_HIDDEN

@@ -1,7 +1,8 @@
 """The class's data over HTTP, for the instructor's scripts: refused (403) without the instructor token.
 
-``GET /instructor/export.csv`` gives every vote (anonymous ids); ``GET /instructor/rounds.json?
-exercise=<lesson>/<exercise>`` gives one exercise's rounds with their predictions. Both need the
+``GET /instructor/export.csv`` gives every vote (anonymous ids) with its class; ``GET /instructor/rounds.json?
+exercise=<lesson>/<exercise>`` gives one exercise's rounds with their predictions and each one's class
+(``right``, ``mistake: <label>`` or ``other``). Both need the
 header ``Authorization: Bearer <INSTRUCTOR_TOKEN>`` (a header, never the URL, so the secret is not
 written to access logs) and are never cached. With the class off they answer 404.
 
@@ -16,6 +17,7 @@ import json
 from tornado.web import RequestHandler
 
 from app.classroom import class_store, token_matches
+from app.classroom.judging import csv_class
 from app.classroom.store import StoreUnavailable
 from app.course.library import lessons
 from app.web.frame_headers import NO_FRAMING
@@ -44,7 +46,7 @@ class ClassDataHandler(RequestHandler):
         try:
             if what == "export.csv":
                 self.set_header("Content-Type", "text/csv; charset=utf-8")
-                self.finish(store.export_csv())
+                self.finish(store.export_csv(csv_class))
                 return
             key = self.get_query_argument("exercise", "")
             if key not in {f"{lesson.slug}/{e.id}" for lesson in lessons() for e in lesson.exercises}:
@@ -52,7 +54,12 @@ class ClassDataHandler(RequestHandler):
                 self.finish("No such exercise: give ?exercise=<lesson>/<exercise>.\n")
                 return
             rounds = [
-                {"round": r.round.number, "revealed": r.round.revealed, "predictions": list(r.predictions)}
+                {
+                    "round": r.round.number,
+                    "revealed": r.round.revealed,
+                    "predictions": list(r.predictions),
+                    "classes": [csv_class(key, p, r.variant_of(k)) for k, p in enumerate(r.predictions)],
+                }
                 for r in store.rounds_of(key)
             ]
             self.set_header("Content-Type", "application/json")

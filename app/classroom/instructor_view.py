@@ -4,9 +4,12 @@ One :class:`InstructorView` per session. Nothing about the class is built or sen
 typed into "Instructor token" matches ``INSTRUCTOR_TOKEN`` (compared in constant time; a few tries
 a second at most). Then the region "Class results" shows, for the chosen exercise, how many have
 locked a prediction and the histogram of predictions (a bar per choice for a choice exercise),
-refreshed every second from the database (so every app process's students count); "Reveal" shows
-the answer (and lets students see the class result), "New round" opens the vote after discussion,
-with the rounds side by side, and "Export CSV" downloads every vote with anonymous ids (a choice
+refreshed every second from the database (so every app process's students count); beside it, the
+class by misconception: how many are right, how many show each of the exercise's named mistakes
+(by its label) and how many gave another answer. That split names the answer, so before the reveal
+it shows only when the instructor asks for it ("Show the split now"). "Reveal" shows the answer (and
+lets students see the class result), "New round" opens the vote after discussion, with the rounds
+side by side, and "Export CSV" downloads every vote with anonymous ids and its class (a choice
 exercise's votes as the choice's position, 0 for the first).
 """
 
@@ -24,6 +27,7 @@ from bokeh.plotting import figure
 from panel.viewable import Viewer
 
 from app.classroom import is_instructor, token_matches
+from app.classroom.judging import csv_class, round_split
 from app.classroom.limits import WriteLimiter
 from app.classroom.store import ClassStore, RoundVotes, StoreUnavailable
 from app.course.content import Exercise
@@ -102,6 +106,32 @@ def summary_text(chosen: ClassExercise, shown: list[RoundVotes]) -> str:
     return f"locked = {len(current.predictions)} · round {current.round.number} · {answer}{before}"
 
 
+SHOW_SPLIT, HIDE_SPLIT = "Show the split now", "Hide the split"
+"""The button that shows the split by misconception before the reveal, and hides it again."""
+
+SPLIT_HIDDEN = (
+    "<p>Which misconception each prediction shows is hidden until you reveal the round: it tells the "
+    "right answer apart. Press “Show the split now” to see it on your own screen first.</p>"
+)
+
+
+def split_html(chosen: ClassExercise, shown: list[RoundVotes]) -> str:
+    """The class by misconception, a list per round shown: ``4 of 12 (33%): the arrival rate alone``.
+
+    Right first, then every named mistake in the exercise's order (0 included: nobody holding a
+    misconception is worth knowing), then other answers.
+    """
+    parts = []
+    for votes in shown:
+        if not votes.predictions:
+            parts.append(f"<p>Round {votes.round.number}: nobody has locked a prediction yet.</p>")
+            continue
+        items = "".join(f"<li>{html.escape(share.text())}</li>" for share in round_split(chosen.exercise, votes))
+        heading = f"Round {votes.round.number}: {len(votes.predictions)} locked, by misconception"
+        parts.append(f'<div class="class-split"><h3>{heading}</h3><ul>{items}</ul></div>')
+    return "".join(parts)
+
+
 def counts_table(edges: np.ndarray, shown: list[RoundVotes], unit: str, choices: tuple[str, ...] = ()) -> str:
     """The histogram as a table (what the chart shows, for a screen reader and for exact counts).
 
@@ -172,7 +202,16 @@ class InstructorView(Viewer):
             )
             return
         self.signed_in = True
-        self._build_results()
+        doc = pn.state.curdoc
+        if doc is None or doc.session_context is None:
+            self._build_results()
+            return
+        # Built in a callback of its own, under the document's lock like every later draw, so the
+        # region reaches the page before the draws that change it. Built here, in the sign-in's own
+        # event, its patch could wait in Panel's queue of writes while the first draw (a worker
+        # thread's result) went out first, and the page dropped that draw ("reference ... isn't
+        # known"), leaving "Reading the class…" until the class changed.
+        pn.state.execute(self._build_results, schedule=True)
 
     # ----- the class --------------------------------------------------------------------------------
 
@@ -180,7 +219,7 @@ class InstructorView(Viewer):
         self.exercise = pn.widgets.Select(
             label="Exercise", options={c.label: c.key for c in self.choices}, value=self.choices[0].key, width=420
         )
-        self.exercise.param.watch(lambda _event: self.refresh(), "value")
+        self.exercise.param.watch(lambda _event: self._chose(), "value")
         self.reveal = pn.widgets.Button(label="Reveal", color="primary", align="end")
         self.reveal.on_click(lambda _event: self._act(self.store.reveal))
         self.new_round = pn.widgets.Button(label="New round", align="end")
@@ -189,6 +228,9 @@ class InstructorView(Viewer):
             callback=self._csv, filename="class-predictions.csv", label="Export CSV", align="end", width=140
         )
         self.status = LiveReadout("Reading the class…", busy=True)
+        self.show_split = pn.widgets.Toggle(label=SHOW_SPLIT, value=False, width=200)  # a button names its state
+        self.show_split.param.watch(lambda _event: self._draw_split(), "value")
+        self.split = pn.pane.HTML("", width=380, margin=(0, 10))
         self.problem = pn.pane.HTML("", margin=(0, 10))
         self.source = ColumnDataSource(data={"x": [], "top": [], "width": [], "color": [], "round": []})
         self.chart = self._make_chart()
@@ -197,7 +239,13 @@ class InstructorView(Viewer):
             label="Class results",
             heading="Class results",
             controls=[self.exercise, self.reveal, self.new_round, self.export],
-            object=pn.Column(self.problem, self.status.pane, self.chart, self.table, sizing_mode="stretch_width"),
+            object=pn.Column(
+                self.problem,
+                self.status.pane,
+                pn.Row(self.chart, pn.Column(self.show_split, self.split), sizing_mode="stretch_width"),
+                self.table,
+                sizing_mode="stretch_width",
+            ),
             sizing_mode="stretch_width",
         )
         self.layout.objects = [results]
@@ -227,6 +275,13 @@ class InstructorView(Viewer):
     def chosen(self) -> ClassExercise:
         """The exercise the select shows."""
         return next(c for c in self.choices if c.key == self.exercise.value)
+
+    def _chose(self) -> None:
+        """Another exercise: its split hidden again until asked for or revealed, then read it."""
+        self._shown = []  # the rounds read were the other exercise's
+        self.split.object = ""
+        self.show_split.value = False
+        self.refresh()
 
     def refresh(self) -> None:
         """Read the chosen exercise's rounds again (in a worker thread) and redraw."""
@@ -264,6 +319,7 @@ class InstructorView(Viewer):
         shown = found[-SHOWN_ROUNDS:]
         self._shown = shown
         self.status.show(html.escape(summary_text(chosen, shown)))
+        self._draw_split()
         revealed = shown[-1].round.revealed
         values = np.array([v for r in shown for v in r.predictions], dtype=float)
         choices = chosen.exercise.choices
@@ -291,6 +347,15 @@ class InstructorView(Viewer):
         self.answer_line.update(location=chosen.exercise.answer, visible=revealed)
         self.table.object = counts_table(edges, shown, chosen.exercise.unit, choices)
 
+    def _draw_split(self) -> None:
+        """The class by misconception, once revealed or asked for; the same rounds as the histogram."""
+        if not self._shown:
+            return
+        revealed = self._shown[-1].round.revealed
+        self.show_split.visible = not revealed
+        self.show_split.label = HIDE_SPLIT if self.show_split.value else SHOW_SPLIT
+        self.split.object = split_html(self.chosen, self._shown) if revealed or self.show_split.value else SPLIT_HIDDEN
+
     def _label_axis(self, choices: tuple[str, ...]) -> None:
         """Name each bar by its choice for a choice exercise; numbers along the axis otherwise."""
         axis = self.figure.xaxis[0]
@@ -303,7 +368,7 @@ class InstructorView(Viewer):
     def _csv(self) -> io.StringIO:
         if not self.signed_in:  # never reachable without the token: the widget is not built before
             return io.StringIO("")
-        return io.StringIO(self.store.export_csv())
+        return io.StringIO(self.store.export_csv(csv_class))
 
     def __panel__(self) -> pn.Column:
         return self.layout

@@ -8,7 +8,10 @@ a locked database answers "not shared" quickly instead of holding the event loop
 
 A round is open until the instructor reveals it; "New round" opens the next one for the vote after
 discussion. Exercise keys are ``"<lesson slug>/<exercise id>"``, student ids anonymous random
-strings the browser keeps.
+strings the browser keeps. A vote may name the variant of the exercise its student saw (``variant``,
+NULL for the exercise as written), so that it is judged against that variant's numbers.
+
+Schema version 2 added ``votes.variant``; a version-1 database gains the column when it is opened.
 """
 
 from __future__ import annotations
@@ -16,15 +19,15 @@ from __future__ import annotations
 import csv
 import io
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-SCHEMA_VERSION = 1
-"""Recorded in the ``schema_version`` table, for migrations to come."""
+SCHEMA_VERSION = 2
+"""Recorded in the ``schema_version`` table: 1 had no ``votes.variant``; 2 has it."""
 
 SQLITE_BUSY_TIMEOUT_S = 2.0
 """How long an SQLite write waits for another process's write before it gives up (not shared)."""
@@ -32,7 +35,7 @@ SQLITE_BUSY_TIMEOUT_S = 2.0
 CREATE_ATTEMPTS = 8
 """Tries at creating the schema when another process is doing the same at start-up."""
 
-RACE_SIGNS = ("already exists", "database is locked")
+RACE_SIGNS = ("already exists", "database is locked", "duplicate column")
 """What a driver says when another process got there first or is still there."""
 
 metadata = sa.MetaData()
@@ -54,6 +57,7 @@ votes = sa.Table(
     sa.Column("student", sa.String(64), nullable=False),
     sa.Column("prediction", sa.Float, nullable=False),
     sa.Column("locked_at", sa.Float, nullable=False),
+    sa.Column("variant", sa.String(64), nullable=True),
     sa.UniqueConstraint("exercise", "round", "student", name="one_vote_per_round"),
 )
 
@@ -72,10 +76,19 @@ class Round:
 
 @dataclass(frozen=True)
 class RoundVotes:
-    """A round and its locked predictions (in the order they were locked)."""
+    """A round and its locked predictions (in the order they were locked), with the variant each was made in.
+
+    ``variants`` holds one entry per prediction (None: the exercise as written), or is empty when
+    built without them.
+    """
 
     round: Round
     predictions: tuple[float, ...]
+    variants: tuple[str | None, ...] = ()
+
+    def variant_of(self, index: int) -> str | None:
+        """The variant prediction ``index`` was made in (None: the exercise as written)."""
+        return self.variants[index] if index < len(self.variants) else None
 
 
 class ClassStore:
@@ -110,8 +123,12 @@ class ClassStore:
             try:
                 metadata.create_all(self.engine)  # checks first: a table another process made is kept
                 with self.engine.begin() as db:
-                    if db.execute(sa.select(sa.func.count()).select_from(schema_version)).scalar_one() == 0:
+                    _add_variant_column(db)
+                    recorded = db.execute(sa.select(sa.func.max(schema_version.c.version))).scalar_one()
+                    if recorded is None:
                         db.execute(schema_version.insert().values(version=SCHEMA_VERSION))
+                    elif recorded < SCHEMA_VERSION:
+                        db.execute(schema_version.update().values(version=SCHEMA_VERSION))
                 return
             except SQLAlchemyError as error:
                 racing = isinstance(error, IntegrityError) or any(sign in str(error) for sign in RACE_SIGNS)
@@ -154,7 +171,7 @@ class ClassStore:
         ).first()
         return Round(1, False) if row is None else Round(int(row.round), row.revealed_at is not None)
 
-    def lock(self, exercise: str, student: str, prediction: float) -> tuple[Round, bool]:
+    def lock(self, exercise: str, student: str, prediction: float, variant: str | None = None) -> tuple[Round, bool]:
         """Store one student's prediction in the current round, once.
 
         Parameters
@@ -165,6 +182,9 @@ class ClassStore:
             The anonymous id.
         prediction : float
             A finite number, already validated as the exercise's prediction field validates it.
+        variant : str, optional
+            The variant of the exercise the student saw (at most 64 characters); None for the
+            exercise as written.
 
         Returns
         -------
@@ -189,6 +209,7 @@ class ClassStore:
                         student=student,
                         prediction=float(prediction),
                         locked_at=time.time(),
+                        variant=variant,
                     )
                 )
             return current, True
@@ -199,16 +220,23 @@ class ClassStore:
 
     def student_vote(self, exercise: str, round_number: int, student: str) -> float | None:
         """What this student locked in that round, if anything."""
+        found = self.own_vote(exercise, round_number, student)
+        return None if found is None else found[0]
+
+    def own_vote(self, exercise: str, round_number: int, student: str) -> tuple[float, str | None] | None:
+        """What this student locked in that round and in which variant (None: as written), if anything."""
         with self.engine.connect() as db:
-            value = db.execute(
-                sa.select(votes.c.prediction).where(
+            row = db.execute(
+                sa.select(votes.c.prediction, votes.c.variant).where(
                     votes.c.exercise == exercise, votes.c.round == round_number, votes.c.student == student
                 )
-            ).scalar_one_or_none()
-        return None if value is None else float(value)
+            ).first()
+        return None if row is None else (float(row.prediction), row.variant)
 
     def rounds_of(self, exercise: str) -> list[RoundVotes]:
-        """Every round of an exercise with its predictions, oldest first (round 1 even before any vote).
+        """Every round of an exercise with its predictions and their variants, oldest first (round 1 always).
+
+        Two queries on one connection, however many votes.
 
         Raises
         ------
@@ -222,13 +250,22 @@ class ClassStore:
                     sa.select(rounds.c.round, rounds.c.revealed_at).where(rounds.c.exercise == exercise)
                 )
             }
-            found: dict[int, list[float]] = {}
+            found: dict[int, list[tuple[float, str | None]]] = {}
             for row in db.execute(
-                sa.select(votes.c.round, votes.c.prediction).where(votes.c.exercise == exercise).order_by(votes.c.id)
+                sa.select(votes.c.round, votes.c.prediction, votes.c.variant)
+                .where(votes.c.exercise == exercise)
+                .order_by(votes.c.id)
             ):
-                found.setdefault(int(row.round), []).append(float(row.prediction))
+                found.setdefault(int(row.round), []).append((float(row.prediction), row.variant))
         numbers = sorted(set(known) | set(found) | {1})
-        return [RoundVotes(Round(n, known.get(n, False)), tuple(found.get(n, ()))) for n in numbers]
+        return [
+            RoundVotes(
+                Round(n, known.get(n, False)),
+                tuple(p for p, _v in found.get(n, ())),
+                tuple(v for _p, v in found.get(n, ())),
+            )
+            for n in numbers
+        ]
 
     def reveal(self, exercise: str) -> Round:
         """Reveal the current round: from now on students see the class result and the answer."""
@@ -262,20 +299,39 @@ class ClassStore:
         if exists is None:
             db.execute(rounds.insert().values(exercise=exercise, round=number, opened_at=time.time()))
 
-    def export_csv(self) -> str:
-        """Every vote as CSV: exercise, round, student (anonymous id), prediction, locked_at (ISO, UTC)."""
+    def export_csv(self, judge: Callable[[str, float, str | None], str] | None = None) -> str:
+        """Every vote as CSV, in one query.
+
+        Columns: exercise, round, student (anonymous id), prediction, locked_at (ISO, UTC), variant
+        (empty for the exercise as written) and class.
+
+        Parameters
+        ----------
+        judge : callable, optional
+            ``judge(exercise, prediction, variant)`` gives the vote's class (``right``, ``mistake:
+            <label>``, ``other``); without it the class column is empty.
+        """
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(["exercise", "round", "student", "prediction", "locked_at"])
+        writer.writerow(["exercise", "round", "student", "prediction", "locked_at", "variant", "class"])
         with self.engine.connect() as db:
             for row in db.execute(sa.select(votes).order_by(votes.c.exercise, votes.c.round, votes.c.id)):
                 stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.locked_at))
-                writer.writerow([row.exercise, row.round, row.student, repr(float(row.prediction)), stamp])
+                judged = "" if judge is None else judge(row.exercise, float(row.prediction), row.variant)
+                prediction = repr(float(row.prediction))
+                writer.writerow([row.exercise, row.round, row.student, prediction, stamp, row.variant or "", judged])
         return out.getvalue()
 
     def dispose(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()
+
+
+def _add_variant_column(db: sa.Connection) -> None:
+    """Give a version-1 ``votes`` table its ``variant`` column (a process racing to do it first is fine)."""
+    if "variant" in {column["name"] for column in sa.inspect(db).get_columns("votes")}:
+        return
+    db.execute(sa.text("ALTER TABLE votes ADD COLUMN variant VARCHAR(64)"))
 
 
 def _sqlite_pragmas(connection, _record) -> None:

@@ -24,9 +24,11 @@ import param
 from panel.io.state import set_curdoc
 
 from app.classroom import STUDENT_ID, limiter
-from app.classroom.store import ClassStore, Round, StoreUnavailable
+from app.classroom.judging import judged, round_split
+from app.classroom.store import ClassStore, Round, RoundVotes, StoreUnavailable
 from app.course.content import Exercise
 from app.course.exercise_words import amount_html
+from app.course.misconceptions import MISTAKE, RIGHT, amount
 from app.web.background import in_worker_thread
 from labs.timed import format_number
 
@@ -139,56 +141,87 @@ class Shared:
     round: int
     prediction: float
     revealed: bool = False
+    variant: str | None = None
 
 
-def class_result_text(exercise: Exercise, predictions: tuple[float, ...], mine: float | None) -> str:
+def class_result_text(
+    exercise: Exercise,
+    predictions: tuple[float, ...] | RoundVotes,
+    mine: float | None,
+    mine_variant: str | None = None,
+) -> str:
     """The class result a student sees after the reveal, one line starting ``class:``.
 
     Parameters
     ----------
     exercise : Exercise
-        Its answer, tolerance and unit (or its choices).
-    predictions : tuple of float
-        Every prediction locked in the round (a choice exercise's are choice indices).
+        Its answer, tolerance, unit and named mistakes (or its choices).
+    predictions : tuple of float or RoundVotes
+        Every prediction locked in the round (a choice exercise's are choice positions); a
+        RoundVotes also says which variant each was made in.
     mine : float, optional
         This student's.
+    mine_variant : str, optional
+        The variant this student saw (None: the exercise as written).
 
     Returns
     -------
     str
-        For example ``class: 30 locked · 18 within ±0.5 of the answer 4 ms · median 3.5 ms · yours 4 ms``,
-        or for a choice ``class: 30 locked · 18 chose the answer “invalid” · 12 “valid” · yours “invalid”``.
+        The split of the class, right first, then each named mistake someone showed with its label,
+        then other answers; for example ``class: 12 locked · 8 of 12 (67%): right, within ±0.05 of
+        the answer 1 ms · 4 of 12 (33%): the arrival rate alone · median 1 ms · yours 4 ms (the
+        arrival rate alone)``. A choice exercise counts each choice, with its label when it is a
+        named mistake.
     """
+    votes = predictions if isinstance(predictions, RoundVotes) else RoundVotes(Round(1, True), tuple(predictions))
     if exercise.choices:
-        return _choice_result_text(exercise, predictions, mine)
+        return _choice_result_text(exercise, votes, mine, mine_variant)
     unit = exercise.unit
-    if not predictions:
+    if not votes.predictions:
         return (
             f"class: nobody locked a prediction in this round · the answer is {format_number(exercise.answer)} {unit}"
         )
-    values = np.asarray(predictions, dtype=float)
-    right = int(np.sum(np.abs(values - exercise.answer) <= exercise.tolerance + 1e-9))
+    values = np.asarray(votes.predictions, dtype=float)
+    right, *named, other = round_split(exercise, votes)
     parts = [
         f"class: {len(values)} locked",
-        f"{right} within ±{format_number(exercise.tolerance)} of the answer {format_number(exercise.answer)} {unit}",
-        f"median {format_number(float(np.median(values)))} {unit}",
+        f"{right.amount}: right, within ±{format_number(exercise.tolerance)} of the answer "
+        f"{format_number(exercise.answer)} {unit}",
+        *(share.text() for share in named if share.count),
     ]
+    if other.count:
+        parts.append(other.text())
+    parts.append(f"median {format_number(float(np.median(values)))} {unit}")
     if mine is not None:
-        parts.append(f"yours {format_number(mine, exact=True)} {unit}")
+        parts.append(f"yours {format_number(mine, exact=True)} {unit} ({_own(exercise, mine, mine_variant)})")
     return " · ".join(parts)
 
 
-def _choice_result_text(exercise: Exercise, predictions: tuple[float, ...], mine: float | None) -> str:
+def _own(exercise: Exercise, mine: float, variant: str | None) -> str:
+    """What this student's own prediction was judged: right, the mistake's label, or another answer."""
+    outcome = judged(exercise, mine, variant)
+    if outcome.kind == RIGHT:
+        return "right"
+    if outcome.kind == MISTAKE and outcome.mistake is not None:
+        return exercise.mistake_label(outcome.mistake)
+    return "another answer"
+
+
+def _choice_result_text(exercise: Exercise, votes: RoundVotes, mine: float | None, variant: str | None) -> str:
     answer = f"“{exercise.choice_text(exercise.answer)}”"
-    if not predictions:
+    if not votes.predictions:
         return f"class: nobody locked a prediction in this round · the answer is {answer}"
-    counts = choice_counts(exercise, predictions)
+    total = len(votes.predictions)
+    counts = choice_counts(exercise, votes.predictions)
     answer_index = int(exercise.answer)
-    parts = [f"class: {len(predictions)} locked", f"{counts[answer_index]} chose the answer {answer}"]
-    others = (k for k in range(len(counts)) if k != answer_index)
-    parts += [f"{counts[k]} “{exercise.choices[k]}”" for k in others]
+    labels = {int(m.answer): exercise.mistake_label(k) for k, m in enumerate(exercise.mistakes) if m.label}
+    parts = [f"class: {total} locked", f"{amount(counts[answer_index], total)}: right, {answer}"]
+    for k in range(len(counts)):
+        if k != answer_index and counts[k]:
+            named = f", {labels[k]}" if k in labels else ""
+            parts.append(f"{amount(counts[k], total)}: “{exercise.choices[k]}”{named}")
     if mine is not None:
-        parts.append(f"yours “{exercise.choice_text(mine)}”")
+        parts.append(f"yours “{exercise.choice_text(mine)}” ({_own(exercise, mine, variant)})")
     return " · ".join(parts)
 
 
@@ -221,33 +254,54 @@ class ClassShare(param.Parameterized):
         self.store = store
         self._background = background or in_worker_thread
         self._shared: dict[str, tuple[SharingRunner, Shared]] = {}
-        self._waiting: list[tuple[SharingRunner, float]] = []
+        self._waiting: list[tuple[SharingRunner, float, str | None]] = []
 
     # ----- sharing ----------------------------------------------------------------------------------
 
-    def share(self, runner: SharingRunner, prediction: float) -> None:
-        """Share a prediction the student just locked (or say why it is not shared)."""
+    def share(self, runner: SharingRunner, prediction: float, variant: str | None = None) -> None:
+        """Share a prediction the student just locked (or say why it is not shared).
+
+        Parameters
+        ----------
+        runner : SharingRunner
+            The exercise it was locked in; its class note and result say what happened.
+        prediction : float
+            The locked prediction.
+        variant : str, optional
+            The variant of the exercise the student saw, stored with the vote so that the class is
+            judged against its numbers (None: the exercise as written).
+        """
         runner.class_result = ""
         if not STUDENT_ID.fullmatch(self.student or ""):
             runner.class_note = "Sharing your prediction with the instructor as soon as the page is ready…"
-            self._waiting.append((runner, prediction))
+            self._waiting.append((runner, prediction, variant))
             return
         if not limiter.allow(self.student):
             runner.class_note = "Not shared: too many predictions at once. Try again in a moment."
             return
         runner.class_note = "Sharing your prediction with the instructor…"
         key, student = runner.key, self.student
-        self._background(partial(self._lock, key, student, prediction), partial(self._locked, runner, prediction))
+        self._background(
+            partial(self._lock, key, student, prediction, variant), partial(self._locked, runner, prediction, variant)
+        )
 
-    def _lock(self, key: str, student: str, prediction: float) -> tuple[Round, bool, float | None] | str:
+    def _lock(
+        self, key: str, student: str, prediction: float, variant: str | None
+    ) -> tuple[Round, bool, tuple[float, str | None] | None] | str:
         try:
-            current, stored = self.store.lock(key, student, prediction)
-            earlier = None if stored else self.store.student_vote(key, current.number, student)
+            current, stored = self.store.lock(key, student, prediction, variant)
+            earlier = None if stored else self.store.own_vote(key, current.number, student)
             return current, stored, earlier
         except StoreUnavailable as problem:
             return str(problem)
 
-    def _locked(self, runner: SharingRunner, prediction: float, result: tuple[Round, bool, float | None] | str) -> None:
+    def _locked(
+        self,
+        runner: SharingRunner,
+        prediction: float,
+        variant: str | None,
+        result: tuple[Round, bool, tuple[float, str | None] | None] | str,
+    ) -> None:
         if isinstance(result, str):
             runner.class_note = (
                 "Your prediction could not be shared with the instructor: the class database is not answering. "
@@ -255,28 +309,31 @@ class ClassShare(param.Parameterized):
             )
             return
         current, stored, earlier = result
+        if earlier is None:  # stored now (or, oddly, not found): this prediction is the one kept
+            kept = Shared(current.number, prediction, variant=variant)
+        else:  # the first lock of this round stays, with the variant it was made in
+            kept = Shared(current.number, earlier[0], variant=earlier[1])
+        self._shared[runner.key] = (runner, kept)
         if stored:
             runner.class_note = f"Shared anonymously with the instructor (round {current.number})."
-            self._shared[runner.key] = (runner, Shared(current.number, prediction))
         elif current.revealed:
             runner.class_note = (
                 f"Not shared: the instructor has already revealed round {current.number}; wait for the next round."
             )
-            self._shared[runner.key] = (runner, Shared(current.number, earlier if earlier is not None else prediction))
         else:
-            kept = "" if earlier is None else f" ({html.unescape(amount_html(runner.exercise, earlier, exact=True))})"
+            amount = html.unescape(amount_html(runner.exercise, kept.prediction, exact=True))
+            shown = "" if earlier is None else f" ({amount})"
             runner.class_note = (
-                f"You already shared a prediction in round {current.number}{kept}; "
+                f"You already shared a prediction in round {current.number}{shown}; "
                 "it stays, one per round. The instructor may open a new round."
             )
-            self._shared[runner.key] = (runner, Shared(current.number, earlier if earlier is not None else prediction))
         self._watch_rounds()
 
     @param.depends("student", watch=True)
     def _student_known(self) -> None:
         waiting, self._waiting = self._waiting, []
-        for runner, prediction in waiting:
-            self.share(runner, prediction)
+        for runner, prediction, variant in waiting:
+            self.share(runner, prediction, variant)
 
     # ----- the reveal -------------------------------------------------------------------------------
 
@@ -295,7 +352,7 @@ class ClassShare(param.Parameterized):
         if asked:
             self._background(partial(self._read, asked), self._show)
 
-    def _read(self, asked: dict[str, tuple[int, bool]]) -> dict[str, tuple[Round, tuple[float, ...] | None]] | str:
+    def _read(self, asked: dict[str, tuple[int, bool]]) -> dict[str, tuple[Round, RoundVotes | None]] | str:
         try:
             found = {}
             for key, (number, seen) in asked.items():
@@ -304,13 +361,13 @@ class ClassShare(param.Parameterized):
                 votes = None  # only a revealed round's predictions are read: nothing before the reveal
                 if revealed and not seen:
                     rounds = SHARED_READS.read(("rounds", key), lambda key=key: self.store.rounds_of(key))
-                    votes = next(r.predictions for r in rounds if r.round.number == number)
+                    votes = next(r for r in rounds if r.round.number == number)
                 found[key] = (current, votes)
             return found
         except StoreUnavailable as problem:
             return str(problem)
 
-    def _show(self, found: dict[str, tuple[Round, tuple[float, ...] | None]] | str) -> None:
+    def _show(self, found: dict[str, tuple[Round, RoundVotes | None]] | str) -> None:
         if isinstance(found, str):
             return  # the next poll tries again; the exercise itself is unaffected
         for key, (current, votes) in found.items():
@@ -319,7 +376,7 @@ class ClassShare(param.Parameterized):
             runner, shared = self._shared[key]
             if votes is not None:
                 shared.revealed = True
-                runner.class_result = class_result_text(runner.exercise, votes, shared.prediction)
+                runner.class_result = class_result_text(runner.exercise, votes, shared.prediction, shared.variant)
             if current.number > shared.round:
                 runner.class_note = (
                     f"Round {current.number} is open: press Try again to predict again after discussing."

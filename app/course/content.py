@@ -20,7 +20,7 @@ import yaml
 
 from app.course import variants
 from app.course.catalog import LabKind, lab_kinds
-from app.course.spec import Exercise, Lesson, Mistake, SpecError, Step
+from app.course.spec import LABEL_MAX, Exercise, Lesson, Mistake, SpecError, Step
 from labs.timed import InvalidInput, format_number
 
 CONTENT_DIR = Path(os.environ.get("OVERLAP_CONTENT_DIR", Path(__file__).resolve().parents[2] / "content"))
@@ -109,13 +109,16 @@ def _mistakes(
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise SpecError(path, "must be a list of {answer, reasoning}", exercise, "mistakes")
+        raise SpecError(path, "must be a list of {answer, label, reasoning}", exercise, "mistakes")
     found = []
     for index, item in enumerate(raw):
         where = f"mistakes[{index}]"
         if not isinstance(item, dict) or not {"answer", "reasoning"} <= set(item) <= _MISTAKE_FIELDS:
             raise SpecError(
-                path, "needs exactly 'answer' and 'reasoning' (and may give 'rule' or 'as_if')", exercise, where
+                path,
+                "needs exactly 'answer' and 'reasoning', and may have a 'label' and a 'rule' or 'as_if'",
+                exercise,
+                where,
             )
         rule, as_if = _rule(path, exercise, where, item)
         if choices and (rule or as_if):
@@ -130,12 +133,26 @@ def _mistakes(
                 raise SpecError(path, f"{format_number(wrong)} is within the tolerance of the answer", exercise, where)
         if any(m.answer == wrong for m in found):
             raise SpecError(path, "names the same wrong answer as an earlier mistake", exercise, where)
+        label = _label(path, exercise, f"{where}.label", item["label"]) if "label" in item else ""
+        if label and any(m.label == label for m in found):
+            raise SpecError(path, "has the same label as an earlier mistake", exercise, f"{where}.label")
         reasoning = _text(path, exercise, f"{where}.reasoning", item["reasoning"])
-        found.append(Mistake(answer=wrong, reasoning=reasoning, rule=rule, as_if=as_if, template=reasoning))
+        found.append(
+            Mistake(answer=wrong, reasoning=reasoning, label=label, rule=rule, as_if=as_if, template=reasoning)
+        )
     return tuple(found)
 
 
-_MISTAKE_FIELDS = {"answer", "reasoning", "rule", "as_if"}
+def _label(path: Path, exercise: str, name: str, raw: object) -> str:
+    """A mistake's label: one line of text of at most LABEL_MAX characters."""
+    label = _text(path, exercise, name, raw)
+    if "\n" in label or len(label) > LABEL_MAX:
+        words = f"must be one short phrase on one line, at most {LABEL_MAX} characters (not {len(label)})"
+        raise SpecError(path, words, exercise, name)
+    return label
+
+
+_MISTAKE_FIELDS = {"answer", "reasoning", "label", "rule", "as_if"}
 
 
 def _rule(path: Path, exercise: str, where: str, item: dict) -> tuple[str, tuple[tuple[str, str], ...]]:

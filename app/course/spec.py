@@ -8,7 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.course.misconceptions import classify
 from labs.timed import format_number
+
+LABEL_MAX = 60
+"""The longest a mistake's ``label`` may be: a phrase that fits one line of the instructor's view."""
 
 
 class SpecError(ValueError):
@@ -54,10 +58,14 @@ class Mistake:
         The number that reasoning gives (in a choice exercise, the choice's index).
     reasoning : str
         What the student probably thought, said to them when their prediction matches it.
+    label : str
+        The misconception in a short phrase (at most :data:`LABEL_MAX` characters), for the class's
+        split ("4 of 12 (33%): the arrival rate alone"); empty when the lesson gives none.
     """
 
     answer: float
     reasoning: str
+    label: str = ""
     rule: str = ""
     """How the number follows from the exercise's numbers: an expression (:mod:`app.course.variants`)."""
     as_if: tuple[tuple[str, str], ...] = ()
@@ -108,9 +116,17 @@ class Exercise:
 
     def mistake_for(self, prediction: float) -> Mistake | None:
         """The common mistake a wrong prediction matches (within the tolerance), if any."""
-        if abs(prediction - self.answer) <= self.tolerance + 1e-9:
-            return None
-        return next((m for m in self.mistakes if abs(prediction - m.answer) <= self.tolerance + 1e-9), None)
+        outcome = classify(prediction, self.answer, self.tolerance, [m.answer for m in self.mistakes])
+        return None if outcome.mistake is None else self.mistakes[outcome.mistake]
+
+    def mistake_label(self, index: int) -> str:
+        """The short label of mistake ``index``; without one, the wrong answer itself ("the answer 4 ms")."""
+        mistake = self.mistakes[index]
+        if mistake.label:
+            return mistake.label
+        if self.choices:
+            return f"the choice “{self.choice_text(mistake.answer)}”"
+        return f"the answer {format_number(mistake.answer)} {self.unit}".rstrip()
 
 
 @dataclass(frozen=True)
