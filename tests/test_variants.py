@@ -247,3 +247,19 @@ def html_text(text: str) -> str:
     import html
 
     return html.escape(text)
+
+
+def test_a_variant_is_stored_by_name_and_the_class_is_judged_against_its_numbers():
+    from app.classroom.judging import judge_of
+    from app.course.variants import variant_name, variant_named
+
+    _, exercise = next((lesson, e) for lesson, e in VARYING if e.id == "growth")
+    asked = asked_with_new_numbers(exercise, 4242, 1)
+    name = variant_name(asked)
+    assert name and variant_name(exercise) is None
+    assert variant_named(exercise, name) is asked
+    judge = judge_of(exercise, name)
+    assert judge.answer == asked.answer and judge.tolerance == asked.tolerance
+    assert judge.mistakes == tuple(m.answer for m in asked.mistakes)
+    for stored in ("arrival_rate=1000;service_rate=2", "", "x", "arrival_rate=4;service_rate=3"):
+        assert judge_of(exercise, stored) is None, stored  # only the exercise's own combinations are built

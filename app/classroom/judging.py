@@ -14,6 +14,7 @@ from app.classroom.store import RoundVotes
 from app.course.content import Exercise
 from app.course.library import lessons
 from app.course.misconceptions import OTHER, Judge, Outcome, Share, outcome_name, split
+from app.course.variants import variant_named
 
 VariantJudge = Callable[[Exercise, str], Judge | None]
 """How to find a variant's numbers from its name (the value stored in ``votes.variant``)."""
@@ -22,11 +23,14 @@ VariantJudge = Callable[[Exercise, str], Judge | None]
 def variant_judge(exercise: Exercise, variant: str) -> Judge | None:
     """The numbers of ``variant`` of ``exercise``: its answer, tolerance and mistakes' answers, recomputed.
 
-    Exercises have no variants yet, so no vote names one and this finds none. The change that gives
-    exercises variants makes this recompute them from the name it stores with each vote; every
-    caller here (the instructor's split, the students' line, the CSV and rounds.json) uses it.
+    ``variant`` is the name stored with the vote (:func:`app.course.variants.variant_name`); only a
+    combination the exercise declares is built (once per process), anything else finds nothing.
+    Every caller here (the instructor's split, the students' line, the CSV and rounds.json) uses it.
     """
-    return None
+    asked = variant_named(exercise, variant)
+    if asked is None:
+        return None
+    return Judge(asked.answer, asked.tolerance, tuple(m.answer for m in asked.mistakes))
 
 
 def judge_of(exercise: Exercise, variant: str | None = None, variants: VariantJudge | None = None) -> Judge | None:

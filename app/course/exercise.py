@@ -23,7 +23,7 @@ from app.course.exercise_words import (
 )
 from app.course.lesson_text import LessonText
 from app.course.progress import ProgressStore
-from app.course.variants import RETRY_LABEL, asked_with_new_numbers
+from app.course.variants import RETRY_LABEL, asked_with_new_numbers, variant_name
 from app.web.share import exercise_paths
 from labs.numbers import NotANumber, parse_number
 from labs.timed import TimedModel
@@ -291,7 +291,7 @@ class ExerciseRunner(Viewer):
         self.card.prediction = self.exercise.as_entered(value)
         self.param.update(prediction=value, notice="")
         if self.classroom is not None:
-            self.classroom.share(self, value)
+            self.classroom.share(self, value, variant=variant_name(self.exercise))
         self._apply_gate()
         self._advance()
 

@@ -329,3 +329,43 @@ def asked_with_new_numbers(exercise: Exercise, seed: int, attempt: int) -> Exerc
         The variant (immutable, shared by every student who meets it).
     """
     return _variant_once(exercise, tuple(sorted(next_variant(exercise, seed, attempt).items())))
+
+
+def variant_name(exercise: Exercise) -> str | None:
+    """How a variant is named where a prediction is stored (``"arrival_rate=5;service_rate=2"``); None for none.
+
+    Parameters
+    ----------
+    exercise : Exercise
+        The exercise as asked (a variant from :func:`variant`, or the exercise as written).
+
+    Returns
+    -------
+    str or None
+        Its varied controls and values, sorted; None for the exercise as the lesson writes it.
+    """
+    if not exercise.variant:
+        return None
+    return ";".join(f"{control}={format_number(value)}" for control, value in exercise.variant)
+
+
+def variant_named(exercise: Exercise, name: str) -> Exercise | None:
+    """The variant of ``exercise`` that :func:`variant_name` called ``name``, if it is one of its combinations.
+
+    Parameters
+    ----------
+    exercise : Exercise
+        The exercise as written.
+    name : str
+        A stored name (from the class database: anything; only a combination the exercise declares is built).
+
+    Returns
+    -------
+    Exercise or None
+        The variant, built once per process; None for a name that is none of the exercise's combinations.
+    """
+    for values in combinations(exercise)[1:]:
+        asked = tuple(sorted(values.items()))
+        if ";".join(f"{control}={format_number(value)}" for control, value in asked) == name:
+            return _variant_once(exercise, asked)
+    return None
