@@ -52,6 +52,16 @@ ORANGE = "#d4541a"
 EXPOSED_RED = "#c0392b"
 """Exposed communication: the part of the all-reduces that no compute hides."""
 
+EXPOSED_DARK = "#3b0000"
+"""The exposed stretch of an all-reduce on the trace page: a band at 4.3:1 against the orange bar it
+lies on and 17.7:1 against white (the exposed red is 1.3:1 on orange, too faint there)."""
+
+BAR_LABEL_INK = "#000000"
+"""Bucket numbers written on the trace page's orange bars: 5.1:1."""
+
+SCROLL_EDGE_GREY = "#6c757d"
+"""The right edge drawn on a trace table that scrolls sideways on a phone, where the table goes on."""
+
 PURPLE = "#6a3d9a"
 """The M/M/1 reference (queue) and the ridge point (roofline)."""
 

@@ -17,14 +17,19 @@ from app.trace.ranks import RunTimeline
 from app.trace.report import tail_text
 from app.trace.summary import RunSummary
 from app.trace.timeline import StepTimeline
-from labs.ui.palette import BLUE, ERROR_RED, ISSUE_BROWN, ORANGE, READY_NAVY
+from labs.ui.palette import (
+    BAR_LABEL_INK,
+    BLUE,
+    ERROR_RED,
+    EXPOSED_DARK,
+    ISSUE_BROWN,
+    ORANGE,
+    READY_NAVY,
+    SCROLL_EDGE_GREY,
+)
 
 READY_MARK, ISSUE_MARK = "▲", "▼"
-EXPOSED_DARK = "#3b0000"
-"""The exposed stretch of an all-reduce: a band at 4.3:1 against the orange bar it lies on and 17.7:1
-against the white around it (the palette's exposed red is 1.3:1 on orange, too faint to see there)."""
-LABEL_INK = "#000000"
-"""Bucket numbers on the orange bars: 5.1:1."""
+LABEL_INK = BAR_LABEL_INK
 COMPUTE_COLOUR, COMM_COLOUR, EXPOSED_COLOUR = BLUE, ORANGE, EXPOSED_DARK
 GANTT_KEYS = ("start", "end", "row", "y", "color", "label", "height", "dy")
 """``row`` is the bar's row (a factor of the y range); ``y`` is ``(row, offset)``, where in the row it sits."""
@@ -42,7 +47,7 @@ TABLE_CSS = (
     ".trace-scroll td,.trace-scroll th{white-space:nowrap}"
     ".scroll-cue{display:none;margin:0 0 4px;font-size:0.85rem}"
     f"@media (max-width:{NARROW}px){{.scroll-cue{{display:block}}"
-    ".trace-scroll{border-right:3px solid #6c757d}}</style>"
+    f".trace-scroll{{border-right:3px solid {SCROLL_EDGE_GREY}}}}}</style>"
 )
 """Each table scrolls sideways in its own box, one line per row; on a narrow screen a line above it says so
 and the box's right edge is drawn, where the table goes on past it."""

@@ -47,7 +47,7 @@ DROPPED_FILE_CSS = (
 )
 """FilePond draws each dropped file's size and status line at half opacity, white on grey, under WCAG's
 4.5:1 (axe: color-contrast); at full opacity they read like the file's name. Once a file has arrived
-its panel turns green, #369763, where white text is 3.6:1; the course's done green is 6.3:1."""
+its panel turns green, FilePond's own green, where white text is 3.6:1; the course's done green is 6.3:1."""
 MAX_WORLD = 65_536
 """The largest world size the page takes (more ranks than any DDP run a trace comes from)."""
 PROMPT = "Drop one trace file per rank to read its buckets, or load the sample trace."
