@@ -168,3 +168,11 @@ def test_the_timeline_readout_plays_back_the_step_from_t_0():
     assert at[m.horizon]["step_ms"] == pytest.approx(m.step_time)
     assert at[m.horizon]["exposed_ms"] == pytest.approx(m.exposed)
     assert at[m.horizon]["backward_ms"] == pytest.approx(m.backward_end)
+
+
+def test_the_queue_titles_come_in_lines_a_phone_shows_whole():
+    """Bokeh cuts a title at the plot's edge: no line longer than the plain title, which a 390 px phone shows."""
+    from labs.queue.text import TITLE, TITLE_RANDOM, TITLE_WITH_STOP
+
+    for title in (TITLE_RANDOM, TITLE_WITH_STOP):
+        assert max(len(line) for line in title.split("\n")) <= len(TITLE), title

@@ -99,6 +99,9 @@ class BacklogChart:
             text_font_size="12px",
             x_offset=4,
             y_offset=4,
+            background_fill_color=WHITE,  # legible over the M/M/1 mean's dashed line and the random run
+            background_fill_alpha=0.9,
+            padding=2,
             visible=False,
         )
         for annotation in (self.mm1_line, self.mm1_label, self.stop_line, self.stop_label):

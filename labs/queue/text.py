@@ -26,10 +26,10 @@ UNITS = {
 }
 
 TITLE = "Fluid backlog q(t) = max(0, q0 + (λ − μ)·t)"
-# Bokeh does not wrap a title: a long one is cut at the plot's edge (on a phone, some 300 px), so
-# the long ones come in lines of at most about 55 characters (checked on a 390 px phone).
-TITLE_WITH_STOP = "Fluid backlog: q0 + (λ − μ)·t until arrivals stop at T,\nthen down at μ (never below 0)"
-TITLE_RANDOM = "Fluid backlog q(t) (blue); a random M/M/1 queue:\njobs (grey steps) and their running average (purple)"
+# Bokeh does not wrap a title: a long one is cut at the plot's edge (on a 390 px phone, after about
+# 43 characters, as long as TITLE), so the long ones come in lines no longer than it.
+TITLE_WITH_STOP = "Fluid backlog q0 + (λ − μ)·t until arrivals\nstop at T, then down at μ (never below 0)"
+TITLE_RANDOM = "Fluid backlog q(t) (blue);\na random M/M/1 queue: jobs (grey steps)\nand their running average (purple)"
 
 RANDOM_HIDES_MM1 = frozenset({"random_average"})
 """The quantities an exercise asks about that the M/M/1 figures answer: while one is hidden, so are they."""
