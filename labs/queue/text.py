@@ -28,7 +28,7 @@ UNITS = {
 TITLE = "Fluid backlog q(t) = max(0, q0 + (λ − μ)·t)"
 # Bokeh does not wrap a title: a long one is cut at the plot's edge (on a 390 px phone, after about
 # 43 characters, as long as TITLE), so the long ones come in lines no longer than it.
-TITLE_WITH_STOP = "Fluid backlog q0 + (λ − μ)·t until arrivals\nstop at T, then down at μ (never below 0)"
+TITLE_WITH_STOP = "Fluid backlog q0 + (λ − μ)·t until\narrivals stop at T, then down at μ\n(never below 0)"
 TITLE_RANDOM = "Fluid backlog q(t) (blue);\na random M/M/1 queue: jobs (grey steps)\nand their running average (purple)"
 
 RANDOM_HIDES_MM1 = frozenset({"random_average"})
