@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
@@ -87,13 +88,25 @@ def do_exercise(page: Page, lesson: Lesson, exercise: Exercise, prediction: floa
     return work_exercise(lab, region, exercise, prediction, use_play)
 
 
-def work_exercise(lab: Locator, region: Locator, exercise: Exercise, prediction: float, use_play: bool) -> Locator:
-    """Do an open exercise's steps as a student would, predicting ``prediction``; the exercise's region."""
+def work_exercise(
+    lab: Locator,
+    region: Locator,
+    exercise: Exercise,
+    prediction: float,
+    use_play: bool,
+    before_run: Callable[[], None] | None = None,
+) -> Locator:
+    """Do an open exercise's steps as a student would, predicting ``prediction``; the exercise's region.
+
+    ``before_run``, if given, is called once the run step is next, just before Play (or Step).
+    """
     model_class = lab_kinds()[exercise.lab].model
     loads = getattr(model_class, "play_words", "")  # the sample trace: Load the sample trace is its Play
     play = lab.get_by_role("button", name=loads or "Play")
     steps = region.get_by_role("list", name="Steps")
     for index, step in enumerate(exercise.steps, start=1):
+        if step.kind == "run" and before_run is not None:
+            before_run()
         if step.kind == "reset":
             lab.get_by_role("button", name="Reset").click()
         elif step.kind == "set":

@@ -10,7 +10,7 @@ from labs.queue.view import QueueLab
 from labs.roofline.view import RooflineLab
 from labs.timeline.view import TimelineLab
 from labs.ui.plot_text import PlotText, path_words
-from tests.headless import field
+from tests.headless import field, send
 
 
 def type_in(lab, control: str, value: str) -> None:
@@ -84,4 +84,6 @@ def test_a_concealed_timeline_names_no_answer(hidden):
     assert hidden not in described.replace("all-reduces finished", "")
     assert "4.40" not in described and "20.40" not in described
     lab.conceal = False
+    assert "exposed tail" not in lab.gantt.tags[0], "at t = 0 the step has not ended yet"
+    send(lab, "end", lab.model.horizon)
     assert "exposed tail 4.40 ms" in lab.gantt.tags[0]

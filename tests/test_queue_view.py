@@ -211,18 +211,19 @@ def test_a_stop_past_the_horizon_is_not_drawn(lab):
     assert lab.model.arrivals_stop == 50 and not lab.chart.stop_line.visible and not lab.chart.stop_label.visible
 
 
-def test_conceal_hides_the_rates_and_the_height_left_at_the_stop(lab):
+def test_conceal_hides_the_rates_and_the_axis_is_the_one_the_reveal_shows(lab):
     field(lab, "arrival_rate").input.value = "4"
     field(lab, "service_rate").input.value = "3"
     field(lab, "arrivals_stop").input.value = "5"
-    assert lab.figure.y_range.end == 10  # the peak, 9 at t = 5
+    assert lab.figure.y_range.end == 20  # scaled as if arrivals went on: 4 + 1 × 10 = 14, not the peak 9
     lab.conceal = True
     text = status_text(lab)
     assert "net rate" not in text and "3.00" not in text and "arrivals stop at 5 s" in text
-    assert lab.figure.y_range.end == 20  # scaled as if arrivals went on: 4 + 1 × 10 = 14
+    assert lab.figure.y_range.end == 20  # the same axis: it says nothing of the height left at the stop
     assert lab.transport.reveal.data == {"t": [0.0], "backlog": [4.0]}  # nothing of the path ahead
+    send(lab, "end", 10.0)
     lab.conceal = False
-    assert lab.figure.y_range.end == 10 and "net rate" in status_text(lab)
+    assert lab.figure.y_range.end == 20 and lab.figure.x_range.end == 10 and "net rate" in status_text(lab)
 
 
 def test_a_huge_mm1_mean_is_named_above_the_chart_not_drawn():

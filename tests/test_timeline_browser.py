@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from labs.timeline.model import EMBEDDING_FIRST, TimelineModel
+from labs.timeline.text import caption
 from tests.student import open_lab, play_and_pause_checking_the_websocket, reading, type_value, wait_until
 
 pytestmark = pytest.mark.browser
@@ -13,6 +14,14 @@ pytestmark = pytest.mark.browser
 
 def figures(model: TimelineModel) -> str:
     return f"buckets = {model.bucket_count} · step = {model.step_time:.2f} ms · exposed = {model.exposed:.2f} ms"
+
+
+def to_the_end(lab, model: TimelineModel) -> None:
+    """Press To the end once the lab shows ``model``'s step (its table's caption): the step's figures
+    and what went wrong show once the run has reached them. (Pressed before an edit has reached the
+    page, To the end would stop at the horizon the page still had.)"""
+    expect(lab.get_by_role("table")).to_contain_text(caption(model))
+    lab.get_by_role("button", name="To the end").click()
 
 
 def test_index_links_to_the_timeline_lab(page):
@@ -24,10 +33,12 @@ def test_index_links_to_the_timeline_lab(page):
 def test_defaults_step_and_the_bucket_table(page):
     lab = open_lab(page, "/timeline", "Bucket timeline lab")
     model = TimelineModel()
-    expect(lab.get_by_role("status").first).to_contain_text(figures(model))
+    expect(lab.get_by_role("status").first).to_contain_text("step = 0.00 ms · exposed = 0.00 ms")  # at t = 0
     assert reading(lab, "t") == 0
     lab.get_by_role("button", name="Step").click()
     expect(lab.get_by_role("status").first).to_contain_text(f"t = {model.step_size:.2f} ms")
+    to_the_end(lab, model)
+    expect(lab.get_by_role("status").first).to_contain_text(figures(model))
     table = lab.get_by_role("table")
     expect(table.get_by_role("row")).to_have_count(model.bucket_count + 1)  # a header row, then each bucket
     expect(table).to_contain_text(f"exposed {model.exposed:.2f} ms")
@@ -49,6 +60,7 @@ def test_a_preset_the_layers_field_and_refusals(page):
     lab.get_by_role("combobox", name="Model").select_option(EMBEDDING_FIRST)
     embedding = TimelineModel()
     embedding.apply("preset", EMBEDDING_FIRST)
+    to_the_end(lab, embedding)
     expect(lab.get_by_role("status").first).to_contain_text(figures(embedding))
     expect(lab.get_by_role("textbox", name="Layers")).to_have_value(embedding.layers)
     for bad, said in [("8:2, x", "no colon"), ("-8:2", "Layers"), ("", "Layers"), ("8:nan", "Layers")]:
@@ -59,6 +71,7 @@ def test_a_preset_the_layers_field_and_refusals(page):
     type_value(lab, "Layers", "8:2, 8:2")
     two = TimelineModel()
     two.apply("layers", "8:2, 8:2")
+    to_the_end(lab, two)
     expect(lab.get_by_role("status").first).to_contain_text(figures(two))
     expect(lab.get_by_role("combobox", name="Model")).to_have_value("Custom")
     box = lab.get_by_role("textbox", name="Bucket cap (MiB)", exact=True)
@@ -79,6 +92,7 @@ def test_contention_slows_backward_and_keeps_the_tail(page):
     lab = open_lab(page, "/timeline", "Bucket timeline lab")
     type_value(lab, "Compute slowdown while communicating", "1.5")
     slowed = TimelineModel(compute_slowdown=1.5)
+    to_the_end(lab, slowed)
     expect(status_of(lab)).to_contain_text(figures(slowed) + f" · backward = {slowed.backward_end:.2f} ms")
     expect(lab.get_by_role("table")).to_contain_text(f"{slowed.backward_lost:.2f} ms of it lost to contention")
     type_value(lab, "Communication slowdown while computing", "0.5")  # below 1: refused, state kept
@@ -91,6 +105,7 @@ def test_a_launch_gap_shows_issue_times_in_the_table(page):
     lab = open_lab(page, "/timeline", "Bucket timeline lab")
     type_value(lab, "Launch gap (ms)", "0.5")
     gapped = TimelineModel(launch_gap=0.5)
+    to_the_end(lab, gapped)
     expect(status_of(lab)).to_contain_text(figures(gapped))
     table = lab.get_by_role("table")
     expect(table.get_by_role("columnheader", name="issue (ms)")).to_be_visible()
@@ -105,6 +120,8 @@ def test_a_missing_event_is_invalid_and_names_the_layer_read_early(page):
     chooser = lab.get_by_role("combobox", name="Missing event")
     expect(chooser.locator("option")).to_have_count(4)  # none, bucket 1 to 3
     chooser.select_option("bucket 3")
+    expect(status_of(lab)).not_to_contain_text("INVALID")  # not before the run has read the layer early
+    to_the_end(lab, TimelineModel(missing_event=3))
     expect(status_of(lab)).to_contain_text("INVALID")
     expect(status_of(lab)).to_contain_text("read early: layer 1")
     early = TimelineModel(missing_event=3)
@@ -119,6 +136,7 @@ def test_the_optimizer_that_does_not_wait_and_a_synchronization_after_every_buck
     waits = lab.get_by_role("checkbox", name="Optimizer waits for the all-reduce")
     expect(waits).to_be_checked()
     waits.uncheck()
+    to_the_end(lab, TimelineModel(optimizer_waits=False))
     expect(status_of(lab)).to_contain_text("INVALID: the optimizer read gradients still being reduced")
     expect(status_of(lab)).to_contain_text("step = 16.00 ms · exposed = 0.00 ms")
     waits.check()
@@ -126,10 +144,12 @@ def test_the_optimizer_that_does_not_wait_and_a_synchronization_after_every_buck
     expect(synced).not_to_be_checked()
     synced.check()
     serial = TimelineModel(sync_each=True)
+    to_the_end(lab, serial)
     expect(status_of(lab)).to_contain_text(figures(serial))
     expect(status_of(lab)).not_to_contain_text("INVALID")
     lab.get_by_role("button", name="Reset").click()
     expect(synced).not_to_be_checked()
+    to_the_end(lab, TimelineModel())
     expect(status_of(lab)).to_contain_text(figures(TimelineModel()))
 
 
@@ -149,6 +169,7 @@ def test_the_last_bucket_cap_checkbox_puts_the_small_bucket_last(page):
 def test_a_rank_that_skips_a_gradient_hangs_and_find_unused_parameters_completes(page):
     lab = open_lab(page, "/timeline", "Bucket timeline lab")
     lab.get_by_role("combobox", name="Rank skips a gradient").select_option("layer 6")
+    to_the_end(lab, TimelineModel(skipped_layer=6))
     expect(status_of(lab)).to_contain_text("hang")
     expect(status_of(lab)).to_contain_text("completed = 1")
     expect(status_of(lab)).not_to_contain_text("step =")
@@ -158,5 +179,6 @@ def test_a_rank_that_skips_a_gradient_hangs_and_find_unused_parameters_completes
         label=next(o for o in iteration.locator("option").all_inner_texts() if "find_unused_parameters" in o)
     )
     unused = TimelineModel(skipped_layer=6, iteration="find_unused_parameters=True (registration order, never rebuilt)")
+    to_the_end(lab, unused)
     expect(status_of(lab)).to_contain_text(figures(unused))
     expect(status_of(lab)).not_to_contain_text("hang")

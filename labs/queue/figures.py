@@ -2,6 +2,17 @@
 
 :class:`BacklogChart` builds its figure once (:attr:`BacklogChart.figure`) and redraws it from the
 model; the view owns neither the glyphs nor their data.
+
+**The axes hold still.** Both ranges are functions of the controls and the horizon alone: time runs
+from 0 to the horizon, and the backlog from 0 to :func:`labs.queue.text.axis_top`, a round number
+past the fluid line's peak as if arrivals never stopped, past the level the random queue's run
+seldom passes (from the rates, never from the seed's run), and past the M/M/1 mean when the random
+queue is off and the mean does not dwarf the backlog. Neither t, nor whether an exercise conceals
+its answer (``conceal``, ``hidden_quantity``), nor the run's own path enters: the axes are the same
+from Reset to the end of a run, and the concealed axis is the axis the reveal shows, so it tells
+nothing that the controls on screen do not. They change only when a control is edited (or at
+Reset). What does not fit under the axis's end is named, not stretched to: the M/M/1 mean's label
+then says "above the chart".
 """
 
 from __future__ import annotations
@@ -9,34 +20,24 @@ from __future__ import annotations
 from bokeh.models import ColumnDataSource, GlyphRenderer, HoverTool, Label, Line, Range1d, Span
 from bokeh.plotting import figure
 
-from labs.numbers import fixed, nice_at_least
+from labs.numbers import fixed
 from labs.queue.model import QueueModel
-from labs.queue.text import RANDOM_HIDES_MM1, TITLE, TITLE_RANDOM, TITLE_WITH_STOP, axis_peak, mean_on_chart
-from labs.ui.palette import BLUE, HUNG_GREY, ORANGE, PURPLE, STOP_GREEN
+from labs.queue.text import (
+    AXIS_MANTISSAS,
+    RANDOM_HIDES_MM1,
+    TITLE,
+    TITLE_RANDOM,
+    TITLE_WITH_STOP,
+    axis_top,
+    mean_on_chart,
+    nice_ceiling,
+)
+from labs.ui.palette import BLUE, HUNG_GREY, ORANGE, PURPLE, STOP_GREEN, WHITE
 from labs.ui.playback import revealed
 
+__all__ = ["AXIS_MANTISSAS", "STOP_COLOUR", "BacklogChart", "nice_ceiling"]
+
 STOP_COLOUR = STOP_GREEN
-
-AXIS_MANTISSAS = (1.0, 2.0, 2.5, 5.0)
-"""The backlog axis ends at one of these times a power of ten."""
-
-
-def nice_ceiling(value: float) -> float:
-    """Round up to 1, 2, 2.5 or 5 times a power of ten, for an axis that does not jump on every edit.
-
-    Parameters
-    ----------
-    value : float
-        A number; 0 or less gives 1.
-
-    Returns
-    -------
-    float
-        The smallest of 1, 2, 2.5, 5 or 10 times a power of ten that is ≥ value.
-    """
-    if value <= 0:
-        return 1.0
-    return nice_at_least(value, AXIS_MANTISSAS)
 
 
 class BacklogChart:
@@ -70,7 +71,22 @@ class BacklogChart:
         self.mm1_line = Span(
             dimension="width", line_dash="dashed", line_color=PURPLE, line_width=2, location=0, visible=False
         )
-        self.mm1_label = Label(x=0.2, y=0, text="", text_color=PURPLE, text_font_size="12px", y_offset=4, visible=False)
+        # At the right edge, on a white box: the running average (purple) and the steps (grey) run
+        # along the mean line, and would cover a label drawn bare on it.
+        self.mm1_label = Label(
+            x=0,
+            y=0,
+            text="",
+            text_color=PURPLE,
+            text_font_size="12px",
+            text_align="right",
+            x_offset=-4,
+            y_offset=4,
+            background_fill_color=WHITE,
+            background_fill_alpha=0.9,
+            padding=2,
+            visible=False,
+        )
         self.stop_line = Span(
             dimension="height", line_dash="dotdash", line_color=STOP_COLOUR, line_width=2, location=0, visible=False
         )
@@ -83,6 +99,9 @@ class BacklogChart:
             text_font_size="12px",
             x_offset=4,
             y_offset=4,
+            background_fill_color=WHITE,  # legible over the M/M/1 mean's dashed line and the random run
+            background_fill_alpha=0.9,
+            padding=2,
             visible=False,
         )
         for annotation in (self.mm1_line, self.mm1_label, self.stop_line, self.stop_label):
@@ -126,18 +145,17 @@ class BacklogChart:
         """
         hide = conceal and hidden in RANDOM_HIDES_MM1
         self._show_random(model, hide)
-        peak = axis_peak(model, conceal)
+        top = axis_top(model)  # the same concealed or not: see the module's docstring
         ref = None if hide else model.mm1
-        drawn = mean_on_chart(model, peak) and ref is not None
-        if drawn:
-            peak = max(peak, ref.L)
-        top = nice_ceiling(peak * 1.1 if peak > 0 else 1)
+        drawn = ref is not None and mean_on_chart(model, top)
         self.figure.x_range.update(start=0, end=model.horizon)
         self.figure.y_range.update(start=0, end=top)
         self.mm1_line.update(visible=drawn, location=ref.L if drawn else 0)
         self.mm1_label.update(
             visible=ref is not None,
-            y=ref.L if drawn else top * 0.9,
+            x=model.horizon,
+            y=ref.L if drawn else top,
+            y_offset=4 if drawn else -18,
             text=(f"M/M/1 mean L = {fixed(ref.L)}" + ("" if drawn else " (above the chart)")) if ref else "",
         )
         stop = model.arrivals_stop

@@ -1,4 +1,4 @@
-"""The queue lab's words: the readout, the M/M/1 reference, the backlog plot described, and the axis peak.
+"""The queue lab's words: the readout, the M/M/1 reference, the backlog plot described, and the axis's end.
 
 Everything here is a pure function of the model (and of whether an exercise conceals the answer),
 so the headless tests read it without building a figure.
@@ -6,9 +6,12 @@ so the headless tests read it without building a figure.
 
 from __future__ import annotations
 
+import html
+import re
+
 import numpy as np
 
-from labs.numbers import fixed, fixed_apart
+from labs.numbers import fixed, fixed_apart, nice_at_least
 from labs.queue.model import QueueModel
 from labs.ui.palette import MUTED_GREY, PURPLE
 from labs.ui.playback import escape, revealed
@@ -23,8 +26,10 @@ UNITS = {
 }
 
 TITLE = "Fluid backlog q(t) = max(0, q0 + (λ − μ)·t)"
-TITLE_WITH_STOP = "Fluid backlog: q0 + (λ − μ)·t until arrivals stop at T, then down at μ (never below 0)"
-TITLE_RANDOM = "Fluid backlog q(t) (blue), a random M/M/1 queue: jobs (grey steps), their running average (purple)"
+# Bokeh does not wrap a title: a long one is cut at the plot's edge (on a 390 px phone, after about
+# 43 characters, as long as TITLE), so the long ones come in lines no longer than it.
+TITLE_WITH_STOP = "Fluid backlog q0 + (λ − μ)·t until\narrivals stop at T, then down at μ\n(never below 0)"
+TITLE_RANDOM = "Fluid backlog q(t) (blue);\na random M/M/1 queue: jobs (grey steps)\nand their running average (purple)"
 
 RANDOM_HIDES_MM1 = frozenset({"random_average"})
 """The quantities an exercise asks about that the M/M/1 figures answer: while one is hidden, so are they."""
@@ -73,42 +78,117 @@ def readout_template(model: QueueModel, conceal: bool, hidden: str = "") -> str:
     return escape(readout)
 
 
-def axis_peak(model: QueueModel, conceal: bool) -> float:
-    """The highest backlog the axis must show.
+AXIS_MANTISSAS = (1.0, 2.0, 2.5, 5.0)
+"""The backlog axis ends at one of these times a power of ten."""
 
-    While an exercise hides its answer, the axis is scaled as if arrivals never stopped, so that
-    its height does not hint at the backlog left when they stop.
+AXIS_MARGIN = 1.1
+"""The backlog axis ends at least this far past the level it allows for (:func:`axis_peak`)."""
+
+RARE_PEAK = 0.05
+"""About how often a random run (ρ < 1) passes the level :func:`random_reach` allows for."""
+
+
+def nice_ceiling(value: float) -> float:
+    """Round up to 1, 2, 2.5 or 5 times a power of ten, for an axis that does not jump on every edit.
+
+    Parameters
+    ----------
+    value : float
+        A number; 0 or less gives 1.
+
+    Returns
+    -------
+    float
+        The smallest of 1, 2, 2.5, 5 or 10 times a power of ten that is ≥ value.
+    """
+    if value <= 0:
+        return 1.0
+    return nice_at_least(value, AXIS_MANTISSAS)
+
+
+def readout_room(model: QueueModel) -> str:
+    """The longest readout the lab shows for these controls, every figure masked, as plain text.
+
+    The unconcealed readout at the horizon, each placeholder a wide figure, every digit a 0, every sign +:
+    the words depend only on which controls are on (the random queue, a stop), so it tells nothing
+    an exercise conceals, and the readout keeps its height when the run ends and the rates show.
 
     Parameters
     ----------
     model : QueueModel
         The session's model.
-    conceal : bool
-        Whether an exercise hides its answer.
+
+    Returns
+    -------
+    str
+        Plain text.
+    """
+    words = html.unescape(readout_template(model, conceal=False))
+    words = re.sub(r"\{\w+(?::\d+)?\}", "000.00", words)
+    return re.sub(r"\d", "0", re.sub(r"[-+−](?=\d)", "+", words))  # the net rate's sign is an answer too
+
+
+def fluid_reach(model: QueueModel) -> float:
+    """The fluid backlog's highest point over the horizon as if arrivals never stopped, in work units.
+
+    Arrivals that stop only bring the line down sooner, so this is at least its real peak, and it
+    says nothing about the backlog left when they stop (an exercise may ask for it).
+
+    Parameters
+    ----------
+    model : QueueModel
+        The session's model.
 
     Returns
     -------
     float
-        Work units.
+        max(q0, q0 + (λ − μ)·horizon).
     """
-    if conceal and model.arrivals_stop is not None:
-        fluid = max(model.initial_backlog, model.initial_backlog + model.net_rate * model.horizon)
-    else:
-        fluid = max(float(model.fluid_trajectory()["backlog"].max()), model.initial_backlog)
-    if not model.random_queue:
-        return fluid
-    expected = random_reach(model)
-    if conceal:  # the seeded path's own peak could answer an exercise: a level that does not depend on it
-        return max(fluid, expected)
-    return max(fluid, float(model.random_peak_at(model.horizon)))
+    return max(model.initial_backlog, model.initial_backlog + model.net_rate * model.horizon)
+
+
+def axis_peak(model: QueueModel) -> float:
+    """The highest backlog the axis allows for, from the controls and the horizon alone.
+
+    The fluid line as if arrivals never stopped (:func:`fluid_reach`); with the random queue on, also
+    the level its run seldom passes, from the rates (:func:`random_reach`, never the seeded run);
+    with it off, the M/M/1 mean when it does not dwarf the backlog (it is hidden only while an
+    exercise asks for the random queue's average). Neither ``t``, nor whether an exercise conceals
+    its answer, nor the seed enters: the axis is the same from Reset to the end of a run, before and
+    after an exercise reveals its answer, and the axis hints at no answer.
+
+    Parameters
+    ----------
+    model : QueueModel
+        The session's model.
+
+    Returns
+    -------
+    float
+        Work units (or jobs).
+    """
+    fluid = fluid_reach(model)
+    if model.random_queue:
+        return max(fluid, random_reach(model))
+    ref = model.mm1
+    if ref is not None and ref.L <= max(4 * fluid, 10):
+        return max(fluid, ref.L)
+    return fluid
+
+
+def axis_top(model: QueueModel) -> float:
+    """Where the backlog axis ends: :data:`AXIS_MARGIN` past :func:`axis_peak`, rounded up by :func:`nice_ceiling`."""
+    peak = axis_peak(model)
+    return nice_ceiling(peak * AXIS_MARGIN if peak > 0 else 1)
 
 
 def random_reach(model: QueueModel) -> float:
     """A level the random path seldom passes in its run, from the rates alone (not from the seed).
 
-    For ρ < 1, round(q0) plus the level n where ρ^n = 1/(λ·horizon) (the queue holds n or more jobs
-    a fraction ρ^n of the time; at least 1 job); otherwise the fluid line's end plus three standard
-    deviations of the random walk, 3·√((λ + μ)·horizon).
+    For ρ < 1, round(q0) plus the level n at which λ·horizon·(1 − ρ)²·ρ^(n−1), about how many busy
+    periods of the run climb to n jobs, falls to :data:`RARE_PEAK` (at least 1 job), and never more
+    than 3.5 standard deviations of the random walk, 3.5·√((λ + μ)·horizon), which is the tighter
+    near ρ = 1; otherwise the fluid line's end plus three standard deviations, 3·√((λ + μ)·horizon).
 
     Parameters
     ----------
@@ -122,23 +202,28 @@ def random_reach(model: QueueModel) -> float:
     """
     lam, mu, horizon = model.arrival_rate, model.service_rate, model.horizon
     start = round(model.initial_backlog)
+    walk = float(np.sqrt((lam + mu) * horizon))
     if lam < mu:  # (with nothing arriving, the path only drains from its start)
-        return start + (float(np.log(lam * horizon) / np.log(mu / lam)) if lam * horizon > 1 else 1.0)
-    return start + (lam - mu) * horizon + 3 * float(np.sqrt((lam + mu) * horizon))
+        rho = lam / mu
+        busy = lam * horizon * (1 - rho) ** 2 / RARE_PEAK
+        level = 1 + float(np.log(busy) / np.log(1 / rho)) if busy > 1 and rho > 0 else 1.0
+        return start + max(1.0, min(level, 3.5 * walk))
+    return start + (lam - mu) * horizon + 3 * walk
 
 
-def mean_on_chart(model: QueueModel, peak: float) -> bool:
-    """Whether the M/M/1 mean is drawn as a line: only while it does not dwarf the backlog.
+def mean_on_chart(model: QueueModel, top: float) -> bool:
+    """Whether the M/M/1 mean is drawn as a line: only where it fits under the axis's end.
 
-    Near ρ = 1 the mean grows without bound (L = 7 × 10^15 at ρ = 1 − 10^-16); stretching the
-    axis to it would flatten the backlog the lab is about, so it is then named, not drawn.
+    Near ρ = 1 the mean grows without bound (L = 7 × 10^15 at ρ = 1 − 10^-16); the axis is not
+    stretched to it (:func:`axis_peak`), which would flatten the backlog the lab is about, so it
+    is then named, not drawn.
 
     Parameters
     ----------
     model : QueueModel
         The session's model.
-    peak : float
-        The backlog the axis shows (:func:`axis_peak`).
+    top : float
+        Where the axis ends (:func:`axis_top`).
 
     Returns
     -------
@@ -146,7 +231,7 @@ def mean_on_chart(model: QueueModel, peak: float) -> bool:
         True when the line is drawn.
     """
     ref = model.mm1
-    return ref is not None and ref.L <= max(4 * peak, 10)
+    return ref is not None and ref.L <= top
 
 
 def mm1_html(model: QueueModel, hide: bool = False) -> str:
@@ -265,7 +350,7 @@ def backlog_text(model: QueueModel, conceal: bool, hidden: str = "") -> PlotText
     ref = model.mm1
     if ref is not None and hide:
         pass  # the M/M/1 mean answers the exercise: not drawn, not described
-    elif ref is not None and mean_on_chart(model, axis_peak(model, conceal)):
+    elif ref is not None and mean_on_chart(model, axis_top(model)):
         summary += f". A dashed line marks the M/M/1 mean L = {fixed(ref.L)}"
     elif ref is not None:
         summary += f". The M/M/1 mean L = {fixed(ref.L)} is above the chart"

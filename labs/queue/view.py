@@ -12,7 +12,7 @@ from bokeh.models import Div
 from labs.queue import LAB
 from labs.queue.figures import BacklogChart
 from labs.queue.model import QueueModel
-from labs.queue.text import RANDOM_HIDES_MM1, UNITS, backlog_text, mm1_html, readout_template
+from labs.queue.text import RANDOM_HIDES_MM1, UNITS, backlog_text, mm1_html, readout_room, readout_template
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
 from labs.ui.plot_text import PlotText
@@ -59,6 +59,10 @@ class QueueLab(LabView):
 
     def _template(self) -> str:
         return readout_template(self.model, self.conceal, self.hidden_quantity)
+
+    def readout_room(self) -> str:
+        """The unconcealed readout's words, every figure masked (:func:`labs.queue.text.readout_room`)."""
+        return readout_room(self.model)
 
     def describe_plots(self) -> list[PlotText]:
         """The backlog plot as drawn now: the path up to t, the stop line, the M/M/1 mean, the random queue."""

@@ -143,19 +143,28 @@ def trajectory(s: Schedule, horizon: float) -> dict[str, np.ndarray]:
     -------
     dict of str to numpy.ndarray
         ``"t"`` in ms at 0, every point where a rate changes (slot ends, all-reduce starts and
-        ends, contention's edges) and the horizon; ``"backward_pct"``, the percent of this
-        rank's backward work done; ``"reduced_mib"``, the MiB all-reduced so far; and
-        ``"reduced_pct"``, the same as a percent of all gradients.
+        ends, contention's edges, backward's end and the step's) and the horizon;
+        ``"backward_pct"``, the percent of this rank's backward work done; ``"reduced_mib"``, the
+        MiB all-reduced so far; ``"reduced_pct"``, the same as a percent of all gradients; and what
+        the readout plays back, each as it stands at t: ``"backward_ms"``, backward's length so far
+        (t until it ends), ``"step_ms"``, the step's (t until the optimizer starts) and
+        ``"exposed_ms"``, the exposed tail's (0 until backward ends, then growing until the step
+        ends).
     """
-    t = np.concatenate([[0.0, horizon], s.layer_end, s.bucket_start, s.bucket_end, s.progress_t, s.reduced_t])
+    ends = [s.backward_end, s.step_end]
+    t = np.concatenate([[0.0, horizon], s.layer_end, s.bucket_start, s.bucket_end, s.progress_t, s.reduced_t, ends])
     t = np.unique(t[np.isfinite(t) & (t >= 0) & (t <= horizon)])
     work = np.interp(t, s.progress_t, s.progress_work)
     backward = np.ones_like(t) if s.backward_solo <= 0 else work / s.backward_solo
     reduced = np.interp(t, s.reduced_t, s.reduced_bytes)
     total = float(s.bucket_bytes.sum())
+    step = np.minimum(t, s.step_end)
     return {
         "t": t,
         "backward_pct": 100.0 * backward,
         "reduced_mib": reduced / MIB,
         "reduced_pct": 100.0 * reduced / total,
+        "backward_ms": np.minimum(t, s.backward_end),
+        "step_ms": step,
+        "exposed_ms": np.maximum(0.0, step - s.backward_end) if np.isfinite(s.backward_end) else np.zeros_like(t),
     }

@@ -4,6 +4,21 @@ The Gantt's pieces all come from one set of interval columns (:func:`labs.timeli
 clips at t in the browser: backward's slots, the all-reduces, overlays where contention slowed
 either one or backward stood still for a synchronization, and each bucket's ready (▲) and issue (▼)
 marks on the host row. What went wrong reads in greyscale too: each state has its own hatch.
+
+**The axes hold still.** Every range is a function of the controls alone, never of t, of the run's
+schedule as it unfolds, or of whether an exercise conceals its answer (``conceal``,
+``hidden_quantity``): the same from Reset to the end of a run, and the concealed axes are the axes
+the reveal shows. They change only when a control is edited (or at Reset).
+
+- The Gantt's time axis runs from 0 to :func:`time_axis_end`: a bound that does not depend on the
+  schedule (everything one after the other, each at its slowest, with every launch gap and latency),
+  10 % more, rounded up to 10, 15, 20, 30, 40, 50, 60 or 80 times a power of ten ms. Rounded,
+  it tells the bound only to within a quarter or more, and it is past every time an exercise asks
+  for, so it gives no answer away; its rows are fixed.
+- The cap sweep's cap axis (log) spans the sweep's caps, 0.25 to 1024 MiB (and the cap set, if
+  smaller); its step axis runs from 0 to :func:`sweep_axis_end`, the same kind of bound with as
+  many buckets as there are layers (the most any cap can make), so that it is past every cap's step.
+  While an exercise conceals its answer the sweep keeps its frame and axes and draws no data.
 """
 
 from __future__ import annotations
@@ -45,7 +60,7 @@ from labs.timeline.bars import (
     STALL_HATCH,
     bar_columns,
 )
-from labs.timeline.model import AFTER_REBUILD, FIRST_ITERATION, TimelineModel
+from labs.timeline.model import AFTER_REBUILD, FIRST_ITERATION, SWEEP_CAPS_MIB, TimelineModel
 from labs.timeline.text import COMM, COMPUTE, HOST, ms
 from labs.ui import browser_code
 from labs.ui.palette import (
@@ -58,6 +73,7 @@ __all__ = [
     "BAR_FONT",
     "COLUMNS",
     "COMM_COLOUR",
+    "CAP_PADDING",
     "COMPUTE_COLOUR",
     "CONCEALED_ENDS",
     "CONCEALED_MARGIN",
@@ -77,14 +93,17 @@ __all__ = [
     "SLOWED_HATCH",
     "STALL_COLOUR",
     "STALL_HATCH",
+    "SWEEP_HIDDEN_TITLE",
     "SWEEP_TITLE",
     "TITLE_HANGS",
     "CapSweep",
     "Gantt",
-    "axis_end",
     "bar_columns",
     "cap_note",
     "concealed_axis_end",
+    "sweep_axis_end",
+    "sweep_caps_range",
+    "time_axis_end",
 ]
 
 LEGEND = legend.legend_html()
@@ -101,11 +120,14 @@ ROW_PADDING = 0.45
 """The room under the lowest row and above the highest, in rows."""
 
 CONCEALED_MARGIN = 1.1
-"""How far past its schedule-free bound the concealed time axis ends, at least (see :func:`concealed_axis_end`)."""
+"""How far past its schedule-free bound the time axis ends, at least (see :func:`time_axis_end`)."""
 CONCEALED_ENDS = (1.0, 1.5, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0)
-"""The concealed time axis ends at one of these times a power of ten ms: 10, 15, 20, 30, 40, ..."""
+"""The time axes end at one of these times a power of ten ms: 10, 15, 20, 30, 40, ..."""
+CAP_PADDING = 1.25
+"""How far past the swept caps (and the cap set) the sweep's log cap axis reaches, as a factor."""
 
 SWEEP_TITLE = "Step time against bucket cap (the rest as set above)"
+SWEEP_HIDDEN_TITLE = "Step time against bucket cap: shown once the exercise has run"
 TITLE_HANGS = "Step time against bucket cap: the step hangs at every cap (a rank skips a gradient)"
 
 
@@ -179,14 +201,19 @@ class Gantt:
         self.figure = fig
 
     def redraw(self, m: TimelineModel, hidden: bool) -> None:
-        """Move the annotations to the model's step; hide what an exercise conceals."""
-        end = axis_end(m, hidden)
+        """Move the annotations to the model's step; hide what an exercise conceals.
+
+        The optimizer's line and the exposed tail (its band and its size) are what the step ends
+        with: they show once t has reached the step's end, as the run reveals them.
+        """
+        end = time_axis_end(m)
         self.figure.x_range.update(start=0, end=end)
-        tail = not hidden and not m.hangs and m.exposed > 0
+        ended = not m.hangs and m.t >= m.step_time
+        tail = not hidden and ended and m.exposed > 0
         # Hidden, the box is empty at 0, not merely invisible: its edges would be backward's end and the step's.
         left, right = (m.backward_end, m.step_time) if tail else (0.0, 0.0)
         self.exposed_box.update(left=left, right=right, visible=tail)
-        shown = not hidden and not m.hangs
+        shown = not hidden and ended
         at = m.step_time if shown else 0.0
         self.optimizer.update(location=at, visible=shown)
         waits = "optimizer" if m.optimizer_waits else "optimizer (did not wait)"
@@ -206,42 +233,84 @@ class Gantt:
         )
 
 
-def axis_end(m: TimelineModel, hidden: bool) -> float:
-    """Where the Gantt's time axis ends: past everything drawn, and never the answer in disguise.
+def serial_bound(m: TimelineModel, buckets: int) -> float:
+    """A step no schedule of these controls outlasts: everything one after the other, at its slowest.
 
-    Shown, it is a little past the later of the horizon and the no-overlap step. While an exercise
-    conceals its answer it is :func:`concealed_axis_end`.
-    """
-    if not hidden:
-        return max(m.horizon, m.no_overlap_step) * 1.05
-    return concealed_axis_end(m)
-
-
-def concealed_axis_end(m: TimelineModel) -> float:
-    """The Gantt's time axis while an exercise conceals its answer: a round number past a bound.
-
-    The bound does not depend on the schedule: everything run one after the other, each at its
-    slowest, with every launch gap and every latency (the stretch drawn past a hang, should it be
-    longer). The axis ends :data:`CONCEALED_MARGIN` past it, rounded up to the next
-    :data:`CONCEALED_ENDS` number. A fixed margin alone would not do: 1.05 × the no-overlap step
-    is the no-overlap step to anyone who knows the 1.05, and a synchronization after every bucket
-    makes that the step time. Rounded, the end tells the bound only to within a quarter or more,
-    and it is at least 10 % past every time an exercise asks for.
+    Backward, the straggler, one all-reduce of everything, and for each of ``buckets`` buckets a
+    launch gap and a ring's latency, all slowed by the larger slowdown; or the drawn timeline's end,
+    should it be later (the stretch drawn past a hang).
 
     Parameters
     ----------
     m : TimelineModel
-        The model, as the exercise's steps left it.
+        The model.
+    buckets : int
+        How many buckets to allow for.
+
+    Returns
+    -------
+    float
+        ms.
+    """
+    latency_ms = 2 * (m.ranks - 1) * m.latency / 1e3
+    serial = m.no_overlap_step + buckets * (m.launch_gap + latency_ms)
+    return max(serial * max(m.compute_slowdown, m.comm_slowdown), m.display_end)
+
+
+def time_axis_end(m: TimelineModel) -> float:
+    """The Gantt's time axis end, in and out of an exercise: a round number past a schedule-free bound.
+
+    The bound (:func:`serial_bound` with this layout's buckets) does not depend on the schedule.
+    The axis ends :data:`CONCEALED_MARGIN` past it, rounded up to the next :data:`CONCEALED_ENDS`
+    number. A fixed margin alone would not do: 1.05 × the no-overlap step is the no-overlap step to
+    anyone who knows the 1.05, and a synchronization after every bucket makes that the step time.
+    Rounded, the end tells the bound only to within a quarter or more, and it is at least 10 % past
+    every time an exercise asks for. It is the same while an exercise conceals its answer and after
+    (the axis never jumps at the reveal).
+
+    Parameters
+    ----------
+    m : TimelineModel
+        The model, as the controls set it.
 
     Returns
     -------
     float
         A number of ms with one or two significant figures, such as 40 or 150.
     """
-    latency_ms = 2 * (m.ranks - 1) * m.latency / 1e3
-    serial = m.no_overlap_step + m.bucket_count * (m.launch_gap + latency_ms)
-    bound = max(serial * max(m.compute_slowdown, m.comm_slowdown), m.display_end)
-    return nice_at_least(bound * CONCEALED_MARGIN, CONCEALED_ENDS)
+    return nice_at_least(serial_bound(m, m.bucket_count) * CONCEALED_MARGIN, CONCEALED_ENDS)
+
+
+concealed_axis_end = time_axis_end
+"""The name the time axis's end had when only a concealed axis used it."""
+
+
+def sweep_axis_end(m: TimelineModel) -> float:
+    """The cap sweep's step axis end: :func:`time_axis_end`'s rule with a bucket per layer.
+
+    No cap makes more buckets than there are layers (each bucket holds a layer at least), and the
+    first iteration makes one at every cap, so every cap's step lies under it; it does not depend on
+    the cap set, nor on the schedule.
+
+    Parameters
+    ----------
+    m : TimelineModel
+        The model.
+
+    Returns
+    -------
+    float
+        ms, a round number at least :func:`time_axis_end`.
+    """
+    buckets = 1 if m.iteration == FIRST_ITERATION else max(m.layer_count, m.bucket_count)
+    return max(nice_at_least(serial_bound(m, buckets) * CONCEALED_MARGIN, CONCEALED_ENDS), time_axis_end(m))
+
+
+def sweep_caps_range(m: TimelineModel) -> tuple[float, float]:
+    """The cap sweep's cap axis: the swept caps and the cap set, :data:`CAP_PADDING` wider each way (MiB)."""
+    low = min(SWEEP_CAPS_MIB[0], m.bucket_cap)
+    high = max(SWEEP_CAPS_MIB[-1], m.bucket_cap)
+    return low / CAP_PADDING, high * CAP_PADDING
 
 
 class CapSweep:
@@ -254,6 +323,8 @@ class CapSweep:
             height=200,
             sizing_mode="stretch_width",
             x_axis_type="log",
+            x_range=Range1d(SWEEP_CAPS_MIB[0] / CAP_PADDING, SWEEP_CAPS_MIB[-1] * CAP_PADDING),
+            y_range=Range1d(0, 1),
             x_axis_label="bucket cap (MiB)",
             y_axis_label="step (ms)",
             tools="",
@@ -272,18 +343,21 @@ class CapSweep:
         self.figure = fig
 
     def redraw(self, m: TimelineModel, hidden: bool) -> None:
-        """Draw the sweep for the model's other controls (a hang draws no point); hidden, nothing at all.
+        """Draw the sweep for the model's other controls (a hang draws no point); hidden, no data at all.
 
-        While an exercise conceals its answer the figure is hidden and holds no data either: its
-        point is the step time, its dashed line the no-overlap step, its line every cap's step.
+        While an exercise conceals its answer the figure keeps its place and its axes (they are the
+        reveal's: see the module's docstring) and holds no data: its point is the step time, its
+        dashed line the no-overlap step, its line every cap's step.
         """
-        self.figure.visible = not hidden
+        low, high = sweep_caps_range(m)
+        self.figure.x_range.update(start=low, end=high)
+        self.figure.y_range.update(start=0, end=sweep_axis_end(m))
         if hidden:
             self.line.data = {"cap": [], "step": []}
             self.point.data = {"cap": [], "step": []}
             self.no_overlap_line.location = None
             self.no_overlap_label.update(y=0, visible=False)
-            self.figure.title.text = SWEEP_TITLE
+            self.figure.title.text = SWEEP_HIDDEN_TITLE
             return
         sweep = m.step_time_sweep()
         steps = [float(s) if s < float("inf") else float("nan") for s in sweep.step]

@@ -45,15 +45,14 @@ def problems(m: TimelineModel) -> list[str]:
     if m.hangs:
         k = m.hung_bucket
         found.append(
-            f"hang: completed = {m.completed} of {m.bucket_count} all-reduces; bucket {k} never completes: "
-            f"one rank never produces layer {m.skipped_layer}'s gradient, so it never issues bucket {k}, "
-            f"and every other rank waits for it (each later bucket waits behind it)"
+            f"hang: completed = {m.completed} of {m.bucket_count} all-reduces; bucket {k} never completes "
+            f"(a rank never produces layer {m.skipped_layer}'s gradient)"
         )
         return found
     if m.read_early:
         found.append(
             f"INVALID: read early: {layer_list(m.read_early)} (bucket {m.missing_event}'s all-reduce "
-            f"started before every rank had written them)"
+            f"did not wait for them)"
         )
     if m.optimizer_early:
         found.append(
@@ -62,16 +61,34 @@ def problems(m: TimelineModel) -> list[str]:
     return found
 
 
-def readout_template(m: TimelineModel, conceal: bool) -> str:
-    """The readout, with ``{t}`` for the player to fill: t, buckets, backward, step, exposed, problems.
+def ended(m: TimelineModel) -> bool:
+    """Whether t has reached the step's end (a hang's: the end of what is drawn), where its outcome is known."""
+    return m.t >= (m.horizon if m.hangs else m.step_time)
 
-    A step that hangs has no step time: the readout says ``hang`` and how many all-reduces completed.
+
+READOUT_ROOM = (
+    "t = 000.00 ms · buckets = 00 · step = 000.00 ms · exposed = 000.00 ms · backward = 000.00 ms · "
+    "INVALID: read early: layer 00, layer 00 (bucket 00's all-reduce did not wait for them)"
+)
+"""The longest readout the lab shows in the common cases, as the room the readout keeps whatever it
+shows (a ``labs.ui.transport.Transport``'s ``room``): the layout does not move when a run ends."""
+
+
+def readout_template(m: TimelineModel, conceal: bool) -> str:
+    """The readout, with placeholders for the player to fill: t, buckets, step, exposed, backward, problems.
+
+    Played back as the run goes, as the queue's backlog is: at t the step, the exposed tail and
+    backward read their length so far (the exposed tail 0 until backward ends), and what went wrong
+    shows once the step has ended (:func:`ended`). A step that hangs has no step time: the readout
+    says ``hang`` and how many all-reduces completed, once the run has reached its end.
     """
     if conceal:  # an exercise asks for one of these: none shows until it has run
         return escape("t = {t} ms")
     parts = [f"t = {{t}} ms · buckets = {m.bucket_count}"]
     if not m.hangs:
-        parts.append(f"step = {ms(m.step_time)} ms · exposed = {ms(m.exposed)} ms")
+        parts.append("step = {step_ms} ms · exposed = {exposed_ms} ms")
+    if not ended(m):
+        return escape(" · ".join([*parts, "backward = {backward_ms} ms"]))
     parts += [backward_words(m), *problems(m)]
     return escape(" · ".join(parts))
 
@@ -144,19 +161,22 @@ def gantt_text(m: TimelineModel, conceal: bool, bars: Mapping[str, list]) -> Plo
     if under_way:
         words += "; under way: " + ", ".join(under_way)
     if not conceal:
-        if m.hangs:
-            summary = f"{backward_words(m)}; {problems(m)[0]}"
-        else:
-            summary = (
-                f"backward ends at {ms(m.backward_end)} ms; the optimizer starts at {ms(m.step_time)} ms "
-                f"(exposed tail {ms(m.exposed)} ms)"
-            )
-            summary = "; ".join([summary, *problems(m)])
+        parts = []
+        if ended(m):  # the step's outcome, once the run has reached it
+            if m.hangs:
+                parts.append(f"{backward_words(m)}; {problems(m)[0]}")
+            else:
+                parts += [
+                    f"backward ends at {ms(m.backward_end)} ms; the optimizer starts at {ms(m.step_time)} ms "
+                    f"(exposed tail {ms(m.exposed)} ms)",
+                    *problems(m),
+                ]
         if np.isfinite(m.backward_end) and m.backward_lost > 5e-13:
-            summary += f"; hatched: backward slowed beside an all-reduce, {ms(m.backward_lost)} ms lost"
+            parts.append(f"hatched: backward slowed beside an all-reduce, {ms(m.backward_lost)} ms lost")
         if m.backward_stalled > 0:
-            summary += f"; grey: backward stopped for synchronizations, {ms(m.backward_stalled)} ms"
-        words = f"{summary}. D{words[1:]}"
+            parts.append(f"grey: backward stopped for synchronizations, {ms(m.backward_stalled)} ms")
+        if parts:
+            words = f"{'; '.join(parts)}. D{words[1:]}"
     columns = ("row", "bar", "start (ms)", "end drawn (ms)")
     return PlotText("Gantt of one step", words + ".", columns, rows)
 

@@ -161,6 +161,10 @@ class TimelineLab(LabView):
     def _template(self) -> str:
         return text.readout_template(self.model, self.conceal)
 
+    def readout_room(self) -> str:
+        """A fixed text as long as the readout's common longest (:data:`labs.timeline.text.READOUT_ROOM`)."""
+        return text.READOUT_ROOM
+
     def _redraw(self) -> None:
         m = self.model
         hidden = self.conceal

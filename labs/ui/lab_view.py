@@ -111,6 +111,15 @@ class LabView(Viewer):
     def _template(self) -> str:
         raise NotImplementedError
 
+    def readout_room(self) -> str:
+        """The longest readout the lab shows for its controls as they are, as plain text.
+
+        The readout keeps that height from Reset to the end of a run (empty: none kept). It must
+        tell nothing an exercise conceals: a fixed text, or the unconcealed readout's words with
+        every figure masked.
+        """
+        return ""
+
     def describe_plots(self) -> list[PlotText]:
         """Each plot passed to :meth:`_assemble` as ``plots``, in words and as a table, as drawn now.
 
@@ -142,7 +151,7 @@ class LabView(Viewer):
         self._drawn = drawn
         with pn.io.hold(self.transport.state.document):
             self._redraw()
-            self.transport.show(self._template(), self.bar_columns() if self.has_bars else None)
+            self.transport.show(self._template(), self.bar_columns() if self.has_bars else None, self.readout_room())
             self._plot_texts.update(self.describe_plots())
 
     # -- what a guided exercise drives -------------------------------------------------------

@@ -67,7 +67,7 @@ def fill_template(template: str, values: Mapping[str, float]) -> str:
     return _PLACEHOLDER.sub(number, template)
 
 
-def readout_html(text: str, busy: bool = False, live: bool = True) -> str:
+def readout_html(text: str, busy: bool = False, live: bool = True, room: str = "") -> str:
     """Wrap readout text in the readout's element: by default the live status element (``role="status"``).
 
     Parameters
@@ -80,6 +80,10 @@ def readout_html(text: str, busy: bool = False, live: bool = True) -> str:
         False for a lab's readout: there the Bokeh ``Div``'s own element is the live region
         (:data:`LIVE_REGION`), because Bokeh re-renders the ``Div``'s content, this element
         included, on every change, and a live region must stay in the page to be announced.
+    room : str
+        The longest text this readout shows (plain text), whose height it keeps whatever it shows
+        at the page's width now: the text goes in a ``<span>`` and the room in ``data-room``, which
+        :data:`labs.ui.styles.READOUT_ROOM_CSS` lays under it, unseen and unread. Empty: none kept.
 
     Returns
     -------
@@ -87,6 +91,9 @@ def readout_html(text: str, busy: bool = False, live: bool = True) -> str:
         The HTML.
     """
     if not live:
+        if room:
+            kept = html.escape(room, quote=True)
+            return f'<div class="readout" data-room="{kept}" style="{READOUT_STYLE}"><span>{text}</span></div>'
         return f'<div class="readout" style="{READOUT_STYLE}">{text}</div>'
     return (
         f'<div role="status" aria-live="polite" aria-atomic="true" aria-busy="{"true" if busy else "false"}" '

@@ -31,7 +31,7 @@ from labs.ui.playback import (
     revealed,
     sample,
 )
-from labs.ui.styles import CONTROL_CSS
+from labs.ui.styles import CONTROL_CSS, READOUT_ROOM_CSS
 
 # One CustomJS body: player.js calls the figure formats (formats.js) and what a frame draws (sampling.js).
 PLAYER_JS = browser_code("formats.js", "sampling.js", "player.js")
@@ -93,7 +93,10 @@ class Transport(param.Parameterized):
             self.bars = ColumnDataSource(data={"start": [], "end": [], "label": []})
             self.now = Span(location=0.0, dimension="height", line_color=ORANGE, line_width=2)
             layers = {"bars": self.bars, "now": self.now}
-        self.status = Div(text="", sizing_mode="stretch_width", html_attributes=dict(LIVE_REGION))
+        self.room = ""  # the longest readout the lab shows: its height is kept (show())
+        self.status = Div(
+            text="", sizing_mode="stretch_width", html_attributes=dict(LIVE_REGION), stylesheets=[READOUT_ROOM_CSS]
+        )
         # Why Step and Play are off, or what to do before a run counts: a polite live region that stays
         # in the page (an emptied one, not a hidden one), so each new line is announced.
         self.gate = Div(
@@ -246,7 +249,7 @@ class Transport(param.Parameterized):
         """Send the page everything Play may have changed there, though the model has not changed."""
         self._send()
 
-    def show(self, template: str, intervals: Mapping[str, Sequence] | None = None) -> None:
+    def show(self, template: str, intervals: Mapping[str, Sequence] | None = None, room: str = "") -> None:
         """Show the model as it is now, with this readout (and these bars), in one message.
 
         Parameters
@@ -257,8 +260,11 @@ class Transport(param.Parameterized):
         intervals : mapping of str to sequence, optional
             The Gantt's bars (``start``, ``end``, ``label`` and any other columns), for a transport
             made with ``bars=True``.
+        room : str
+            The longest readout the lab shows, as plain text: the readout keeps its height, so that
+            nothing below it moves when the text grows at the end of a run (``readout_html``).
         """
-        self._template, self._intervals = template, intervals
+        self._template, self._intervals, self.room = template, intervals, room
         self._send()
 
     def _send(self) -> None:
@@ -288,9 +294,11 @@ class Transport(param.Parameterized):
                 horizon=self.model.horizon,
                 rate=self.model.play_rate,
                 stop_at=1e300 if pause_at is None else pause_at,
-                template=readout_html(self._template, live=False),
+                template=readout_html(self._template, live=False, room=self.room),
             )
-            self.status.text = readout_html(fill_template(self._template, sample(trajectory, t)), live=False)
+            self.status.text = readout_html(
+                fill_template(self._template, sample(trajectory, t)), live=False, room=self.room
+            )
             played = [(self.status, "text"), (self.state, "t")]
             if self.now is not None:
                 played.append((self.now, "location"))

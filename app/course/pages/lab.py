@@ -48,7 +48,34 @@ def build_lab_page(lab: LabRegistration, embed: bool = False) -> pn.template.bas
         # so the site that frames the lab stays where it is.
         link = f'<a href="../{html.escape(lab.slug)}" target="_blank" rel="noopener">Open in Overlap Lab</a>'
         return page(lab.title, view, extra_html=link, back=False, bare=True)
-    return page(lab.title, view, intro=lab.intro, heading=ShareButton.heading(lab.slug, lab.title))
+    # The picture first, as on /embed/<slug>: the heading, then the intro folded under one line (on a
+    # phone it ran to 11 lines above the picture), then the Share button and the lab.
+    return page(lab.title, view, extra_html=intro_html(lab.intro), heading=ShareButton.heading(lab.slug, lab.title))
+
+
+INTRO_SUMMARY = "About this lab"
+"""The one line a lab page's folded intro shows above the lab."""
+
+
+def intro_html(intro: str) -> str:
+    """A lab's intro folded under :data:`INTRO_SUMMARY`, so that the picture comes first.
+
+    Parameters
+    ----------
+    intro : str
+        The lab's intro, plain text.
+
+    Returns
+    -------
+    str
+        A ``<details>`` element, or nothing for no intro.
+    """
+    if not intro:
+        return ""
+    return (
+        "<details style='margin:0 0 4px'><summary style='cursor:pointer;min-height:24px'>"
+        f"{INTRO_SUMMARY}</summary><p style='margin:4px 0'>{html.escape(intro)}</p></details>"
+    )
 
 
 def page_builder(lab: LabRegistration, embed: bool = False):
