@@ -43,9 +43,8 @@ export function render({ model }) {
       if (all) input.select()
     },
     error: () => {
-      if (!model.error && error.textContent && error.isConnected) {
-        error.style.minHeight = `${error.getBoundingClientRect().height}px`  // held: see release
-      }
+      const height = error.getBoundingClientRect().height  // 0 where not laid out (a folded panel)
+      if (!model.error && error.textContent && height > 0) error.style.minHeight = `${height}px`  // held: see release
       error.textContent = model.error
       input.setAttribute("aria-invalid", model.error ? "true" : "false")
     },
