@@ -165,7 +165,7 @@ NEGATIVE_ZERO = re.compile(r"(?<![\w.])[-\u2212]0(?:[.,]0+)?(?![\w.,])")
 DIGITS = re.compile(r"\d[\d.,]*\d|\d")
 KEPT = re.compile(r"; kept (.+)\.$")
 INTERCEPTED = re.compile(r"- (.+?) intercepts pointer events")
-CLICK_TIMEOUT_MS = 3000
+CLICK_TIMEOUT_MS = 5000
 """How long a click may wait for its control to be visible, stable and not covered: far longer than
 any layout takes to settle, far shorter than Playwright's 30 s (a covered control is a violation)."""
 
