@@ -622,9 +622,9 @@ class Fuzzer:
         elif roll < 0.93:
             name = rng.choice(self.spec.selects)
             select = self.lab.get_by_role("combobox", name=name)
-            options = [o.strip() for o in select.locator("option").all_inner_texts()]
-            choice = rng.choice(options)
-            if self.press(select, name, trial=True):  # it could be clicked: nothing covers it
+            options = [o.strip() for o in select.locator("option").all_text_contents()]
+            choice = rng.choice(options) if options else None
+            if choice is not None and self.press(select, name, trial=True):  # it could be clicked: nothing covers it
                 select.select_option(label=choice)
                 kind = f"select {name}"
             else:
@@ -811,7 +811,10 @@ def fuzz_lab(
     touch: bool = False,
 ) -> None:
     """Open a lab (or a page holding it) and do ``actions`` random actions on it (tapping if ``touch``)."""
-    open_lab(page, path or spec.path, spec.name)
+    lab = open_lab(page, path or spec.path, spec.name)
+    if touch:  # a phone folds the panels of rarely used controls: open them, as a student would
+        for summary in lab.locator("details:not([open]) > summary").all():
+            summary.tap(timeout=CLICK_TIMEOUT_MS)
     fuzzer = Fuzzer(page, spec, random.Random(seed), tally, exercise, touch)
     fuzzer.check()
     for _ in range(actions):
