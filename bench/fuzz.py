@@ -10,11 +10,16 @@ infinities, negative zero and overlong numbers.
 
 The actions are split evenly over four targets (``/queue``, ``/roofline``, ``/timeline`` and
 ``/lesson?id=overlap&exercise=growth``), each in runs of ``--per-page`` actions on a freshly opened
-page (a new session). Prints actions by kind, refusals, invariant checks, violations (the first
-few in full), page errors, console errors and server tracebacks; exits 1 if any of the last four
-is not zero.
+page (a new session). Every click waits at most ``tests.fuzzing.CLICK_TIMEOUT_MS`` for its control;
+a click another element intercepts (a covered control) is a violation naming that element, with the
+actions before it, and the run goes on. ``--phone`` runs it all in a phone's browser (390 × 844,
+``is_mobile``, ``has_touch``), tapping instead of clicking.
 
-Usage: ``.venv/bin/python -m bench.fuzz [--actions 10000] [--seed 20261130] [--per-page 250]``
+Prints actions by kind, refusals, invariant checks, violations (the first few in full), intercepted
+clicks, page errors, console errors and server tracebacks; exits 1 if any of the violations, page
+errors, console errors or tracebacks is not zero.
+
+Usage: ``.venv/bin/python -m bench.fuzz [--actions 10000] [--seed 20261130] [--per-page 250] [--phone]``
 """
 
 from __future__ import annotations
@@ -25,13 +30,16 @@ import sys
 import time
 from collections import Counter
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import expect, sync_playwright
 
-from bench.lib.browser import desktop_context
+from bench.lib.browser import desktop_context, phone_context
 from bench.lib.servers import AppServer
 from bench.lib.student import LESSON_PATH
 from tests.chromium import launch
 from tests.fuzzing import LABS, SEED, Tally, fuzz_lab, growth_exercise
+from tests.waiting import STUCK_AFTER_S
+
+expect.set_options(timeout=STUCK_AFTER_S * 1000)  # as in the tests: a page opened on a busy machine is slow, not broken
 
 TARGETS = ("exercise", "queue", "roofline", "timeline")
 
@@ -42,6 +50,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--actions", type=int, default=10_000, help="random actions in all (default 10000)")
     parser.add_argument("--seed", type=int, default=SEED, help="the seed every choice comes from")
     parser.add_argument("--per-page", type=int, default=250, help="actions on one page before a fresh one")
+    parser.add_argument("--phone", action="store_true", help="a phone's browser (390x844, touch): tap, not click")
     return parser.parse_args()
 
 
@@ -61,7 +70,7 @@ def main() -> int:
         while left > 0:
             target = TARGETS[run % len(TARGETS)]
             count = min(args.per_page, left)
-            context = desktop_context(browser)
+            context = phone_context(browser) if args.phone else desktop_context(browser)
             page = context.new_page()
             page.on("pageerror", lambda error, t=target: page_errors.append(f"{t}: {error}"))
             page.on(
@@ -72,24 +81,28 @@ def main() -> int:
             )
             page.base_url = server.base_url  # type: ignore[attr-defined]
             before = sum(tally.actions.values())
+            found = len(tally.violations)
             if target == "exercise":
-                fuzz_lab(page, LABS["queue"], count, rng.randrange(2**32), tally, LESSON_PATH, exercise)
+                fuzz_lab(page, LABS["queue"], count, rng.randrange(2**32), tally, LESSON_PATH, exercise, args.phone)
             else:
-                fuzz_lab(page, LABS[target], count, rng.randrange(2**32), tally)
+                fuzz_lab(page, LABS[target], count, rng.randrange(2**32), tally, touch=args.phone)
             per_target[target] += sum(tally.actions.values()) - before
             context.close()
             left -= count
             run += 1
             print(
                 f"  {args.actions - left}/{args.actions} actions, {time.monotonic() - started:.0f} s, "
-                f"{len(tally.violations)} violations",
+                f"{len(tally.violations)} violations ({tally.intercepted} intercepted clicks)",
                 flush=True,
             )
+            for line in tally.violations[found:][:3]:  # as they are found: a long run can be read while it goes
+                print(f"    {target}: {line[:600]}", flush=True)
         browser.close()
         log = server.log_text()
     tracebacks = log.count("Traceback")
     took = time.monotonic() - started
-    print(f"\nfuzz: {sum(tally.actions.values())} actions in {took:.0f} s, seed {args.seed}")
+    device = "phone (390x844, touch)" if args.phone else "desktop (1280x900)"
+    print(f"\nfuzz: {sum(tally.actions.values())} actions in {took:.0f} s, seed {args.seed}, {device}")
     print("actions by target: " + ", ".join(f"{k} {v}" for k, v in per_target.items()))
     print("actions by kind:")
     for kind, n in sorted(tally.actions.items(), key=lambda item: -item[1]):
@@ -97,6 +110,10 @@ def main() -> int:
     print(f"refusals:          {tally.refusals}")
     print(f"invariant checks:  {tally.checks}")
     print(f"violations:        {len(tally.violations)}")
+    print(f"intercepted clicks: {tally.intercepted} (counted in the violations)")
+    print(f"other missed clicks: {sum(tally.missed.values())} (a button gone as pressed, a control off)")
+    for reason, n in tally.missed.most_common(6):
+        print(f"  {n:5}  {reason}")
     print(f"page errors:       {len(page_errors)}")
     print(f"console errors:    {len(console_errors)}")
     print(f"server tracebacks: {tracebacks}")

@@ -11,8 +11,12 @@ shadow root, its fields, its readout, the Bokeh labels drawn on the canvas) is c
   ``max(0, q0 + (λ − μ)·t)`` (bent where arrivals stop) and its M/M/1 L is λ/(μ − λ) or "no steady
   state"; the roofline's attainable is ``min(P, I·B)`` with its ridge ``P/B`` and the right regime;
   the timeline's buckets, step and exposed time are the model's for those fields, and t ≤ step;
-- a typed value the model refuses shows a refusal naming the control, and the field keeps the
-  old value; an accepted one is shown back as the model reads it (``1,5`` as ``1.5``);
+- a typed value the model refuses shows a refusal naming the control and the value kept, and the
+  field keeps what was typed, marked invalid (the model, and the readout, keep the old value); an
+  accepted one is shown back as the model reads it (``1,5`` as ``1.5``) and clears the refusal;
+- every control the student clicks (or taps, in a touch context) takes the click: a click another
+  element intercepts (a control covered by something) is a violation naming that element, with
+  the actions that led to it, and the run goes on;
 - no ``NaN``, ``nan``, ``inf``, ``Infinity`` (nor ``undefined``/``unbounded``), no negative zero
   and no number longer than 20 characters anywhere in the lab (what a student typed, quoted back in
   a refusal, is theirs and is not checked).
@@ -30,7 +34,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from playwright.sync_api import Page
+from playwright.sync_api import Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.course.content import Exercise, load_lessons
@@ -116,6 +120,7 @@ SNAPSHOT_JS = """
   const texts = []
   const alerts = []
   const fields = {}
+  const invalid = {}
   const buttons = {}
   let status = null
   for (const el of inside) {
@@ -130,7 +135,12 @@ SNAPSHOT_JS = """
     }
     if (role === "alert" && el.textContent.trim()) alerts.push(el.textContent.trim())
     if ((el.tagName === "INPUT" || el.tagName === "SELECT") && el.labels && el.labels[0]) {
-      fields[el.labels[0].textContent.trim()] = el.type === "checkbox" ? String(el.checked) : el.value
+      const caption = el.labels[0].textContent.trim()
+      fields[caption] = el.type === "checkbox" ? String(el.checked) : el.value
+      if (el.getAttribute("aria-invalid") === "true") {  // a refused value kept for correction: why, by its id
+        const line = el.getRootNode().getElementById(el.getAttribute("aria-describedby") || "")
+        invalid[caption] = line ? line.textContent.trim() : ""
+      }
     }
     if (el.tagName === "BUTTON" && el.checkVisibility()) buttons[el.textContent.trim()] = !el.disabled
   }
@@ -144,7 +154,7 @@ SNAPSHOT_JS = """
       }
     }
   }
-  return {texts, alerts, fields, buttons, status, drawn}
+  return {texts, alerts, fields, invalid, buttons, status, drawn}
 }
 """
 
@@ -153,6 +163,11 @@ QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 NOT_FINITE = re.compile(r"\b(?:nan|inf|infinity|undefined|unbounded)\b", re.IGNORECASE)
 NEGATIVE_ZERO = re.compile(r"(?<![\w.])[-\u2212]0(?:[.,]0+)?(?![\w.,])")
 DIGITS = re.compile(r"\d[\d.,]*\d|\d")
+KEPT = re.compile(r"; kept (.+)\.$")
+INTERCEPTED = re.compile(r"- (.+?) intercepts pointer events")
+CLICK_TIMEOUT_MS = 5000
+"""How long a click may wait for its control to be visible, stable and not covered: far longer than
+any layout takes to settle, far shorter than Playwright's 30 s (a covered control is a violation)."""
 
 
 def figure_value(mantissa: str, exponent: str | None) -> float:
@@ -375,6 +390,11 @@ class Tally:
     refusals: int = 0
     checks: int = 0
     violations: list[str] = field(default_factory=list)
+    intercepted: int = 0
+    """Clicks another element took (each is a violation too)."""
+    missed: Counter = field(default_factory=Counter)
+    """Other clicks that could not be made, by what Playwright was last waiting for (a button gone as
+    it was pressed, a control off while playing)."""
 
 
 class Fuzzer:
@@ -392,10 +412,21 @@ class Fuzzer:
         Where counts and violations go.
     exercise : Exercise, optional
         An exercise on the same page to drive too (its region ``Exercise: <title>``).
+    touch : bool, optional
+        Tap instead of clicking (a phone's browser context, with ``has_touch``).
     """
 
-    def __init__(self, page: Page, spec: LabSpec, rng: random.Random, tally: Tally, exercise: Exercise | None = None):
+    def __init__(
+        self,
+        page: Page,
+        spec: LabSpec,
+        rng: random.Random,
+        tally: Tally,
+        exercise: Exercise | None = None,
+        touch: bool = False,
+    ):
         self.page, self.spec, self.rng, self.tally, self.exercise = page, spec, rng, tally, exercise
+        self.touch = touch
         self.lab = page.get_by_role("region", name=spec.name)
         self.labels = {control: spec.model().param[control].label for control in spec.typing}
         self.region_name = f"Exercise: {exercise.title}" if exercise else ""
@@ -416,10 +447,27 @@ class Fuzzer:
                 return value
         return None
 
+    def refusal_of(self, shot: dict, control: str) -> str | None:
+        """The refusal shown for a control's field marked invalid, or None while it is valid."""
+        label = self.labels[control]
+        for caption, why in shot["invalid"].items():
+            if caption == label or caption.startswith(label + " ("):
+                return why
+        return None
+
+    def kept_value(self, control: str, refusal: str) -> str | None:
+        """The text of the value a refusal says it keeps (``kept 4``): "" when it does not quote it
+        (``kept the previous 24 layers``), None when it says nothing of the kind."""
+        kept = KEPT.search(refusal)
+        if kept is None or not refusal.startswith(self.labels[control]):
+            return None
+        return "" if kept.group(1).startswith("the previous ") else kept.group(1)
+
     def oracle(self, shot: dict) -> tuple[TimedModel | None, list[str]]:
         """A model set from what the fields show, or the refusal the page should not have kept."""
         model = self.spec.model()
         problems = []
+        unknown = False  # a control whose value in force the page does not show: nothing to check against
         for label, control in self.spec.choices.items():
             if label in shot["fields"] and shot["fields"][label] != "Custom":
                 try:
@@ -431,6 +479,15 @@ class Fuzzer:
             text = self.field_text(shot, control)
             if text is None:
                 continue  # not on this page (e.g. the roofline's P in a lesson)
+            refusal_shown = self.refusal_of(shot, control)
+            if refusal_shown is not None:  # a refused text, kept for correction: the model holds the kept value
+                text = self.kept_value(control, refusal_shown)
+                if text is None:
+                    problems.append(f"the {control} field is marked refused, saying {refusal_shown[:160]!r}")
+                    continue
+                if not text:
+                    unknown = True
+                    continue
             try:
                 model.apply(control, text)
             except InvalidInput as refusal:
@@ -443,7 +500,7 @@ class Fuzzer:
                     problems.append(
                         f"the page shows {label} = {shot['fields'][label]!r}, which the model refuses: {refusal}"
                     )
-        return (None if problems else model), problems
+        return (None if problems or unknown else model), problems
 
     def problems(self, shot: dict, typed: tuple[str, str, str] | None) -> list[str]:
         model, problems = self.oracle(shot)
@@ -453,8 +510,10 @@ class Fuzzer:
             shown = figures(status) | {k: v for k, v in figures(texts).items() if k == "L"}  # L: the M/M/1 panel
             problems += self.spec.check(model, shown, status, texts)
         problems += humane_problems([*shot["texts"], *shot["drawn"]])
-        # A field shows what the model holds, typed to the last digit: no words, no negative zero.
-        problems += [p for p in humane_problems(list(shot["fields"].values())) if "-character" not in p]
+        # A field shows what the model holds, typed to the last digit: no words, no negative zero
+        # (a refused text kept for correction is the student's).
+        valid = [text for caption, text in shot["fields"].items() if caption not in shot["invalid"]]
+        problems += [p for p in humane_problems(valid) if "-character" not in p]
         if typed is not None:
             control, text, before = typed
             problems += self.typed_problems(shot, control, text, before)
@@ -463,32 +522,36 @@ class Fuzzer:
         return problems
 
     def typed_problems(self, shot: dict, control: str, text: str, before: str) -> list[str]:
-        """A refused value shows a refusal and the old value; an accepted one shows as the model reads it."""
+        """A refused value stays in the field, marked invalid, with a refusal naming the field and the
+        value kept; an accepted one shows as the model reads it, with no refusal.
+
+        What the refusal says is kept is what the oracle builds its model from, so the readout
+        checks it (a snapshot taken just before the refusal may show an older value).
+        """
         label = self.labels[control]
         shown = self.field_text(shot, control)
+        refusal = self.refusal_of(shot, control)
         probe = self.spec.model()
         try:
             probe.apply(control, before)
         except InvalidInput:
-            return []  # the field's previous value was already odd: nothing to compare with
+            return []  # the field's previous text was refused already: nothing to compare with
         if text == before:
             return []
         try:
             probe.apply(control, text)
         except InvalidInput:
-            alerts = [alert for alert in shot["alerts"] if alert.startswith(label)]
-            if not alerts:
-                return [f"{control}: {text[:30]!r} was refused without a message naming {label!r}"]
-            kept = re.search(r"; kept (.+)\.$", alerts[-1])
-            if kept and kept.group(1) != "the previous layers" and kept.group(1) != shown:
-                return [
-                    f"{control}: the refusal of {text[:30]!r} says 'kept {kept.group(1)}', the field shows {shown!r}"
-                ]
+            if refusal is None or not refusal.startswith(label):
+                return [f"{control}: {text[:30]!r} was refused without a refusal under the field naming {label!r}"]
+            if shown != text:
+                return [f"{control}: the refused {text[:30]!r} is not kept in the field for correction: {shown[:30]!r}"]
+            if KEPT.search(refusal) is None:
+                return [f"{control}: the refusal of {text[:30]!r} does not say what is kept: {refusal[:160]!r}"]
             return []
         wanted = probe.shown_value(control)
         if shown != wanted:
             return [f"{control}: typed {text[:30]!r}, the field shows {shown!r}, the model reads {wanted!r}"]
-        if any(alert.startswith(label) for alert in shot["alerts"]):
+        if refusal is not None or any(alert.startswith(label) for alert in shot["alerts"]):
             return [f"{control}: {text[:30]!r} was accepted but a refusal is still shown"]
         return []
 
@@ -544,10 +607,13 @@ class Fuzzer:
                 kind = "skip"
             else:
                 box = self.lab.get_by_role("textbox", name=re.compile("^" + re.escape(self.labels[control])))
-                box.fill(text)
-                box.press("Enter")
-                kind = "type"
-                typed = (control, text, before)
+                if self.press(box, self.labels[control]):  # into the field as a student gets there
+                    box.fill(text)
+                    box.press("Enter")
+                    kind = "type"
+                    typed = (control, text, before)
+                else:
+                    kind = "type (missed)"
         elif roll < 0.70:
             kind = self.click("Step", shot)
         elif roll < 0.75:
@@ -556,14 +622,18 @@ class Fuzzer:
             kind = self.click("Pause" if "Pause" in shot["buttons"] else "Play", shot)
         elif roll < 0.93 and self.spec.switches and rng.random() < 0.25:
             name = rng.choice(self.spec.switches)
-            self.lab.get_by_role("checkbox", name=name).click()
-            kind = f"toggle {name}"
+            pressed = self.press(self.lab.get_by_role("checkbox", name=name), name)
+            kind = f"toggle {name}" if pressed else f"toggle {name} (missed)"
         elif roll < 0.93:
             name = rng.choice(self.spec.selects)
             select = self.lab.get_by_role("combobox", name=name)
-            options = [o.strip() for o in select.locator("option").all_inner_texts()]
-            select.select_option(label=rng.choice(options))
-            kind = f"select {name}"
+            options = [o.strip() for o in select.locator("option").all_text_contents()]
+            choice = rng.choice(options) if options else None
+            if choice is not None and self.press(select, name, trial=True):  # it could be clicked: nothing covers it
+                select.select_option(label=choice)
+                kind = f"select {name}"
+            else:
+                kind = f"select {name} (missed)"
         else:
             self.let_it_play(rng.choice([1, 3, 8]), shot)
             kind = "wait"
@@ -582,13 +652,37 @@ class Fuzzer:
             before = readout(self.lab)
             settles(lambda b=before: readout(self.lab) != b or "Play" in self.snapshot()["buttons"], page=self.page)
 
+    def press(self, target: Locator, what: str, trial: bool = False) -> bool:
+        """Click ``target`` as a student does (a tap in a touch context); False if it could not be.
+
+        Waits at most CLICK_TIMEOUT_MS for it to be visible, stable and the element a click there
+        reaches. A click another element intercepts all that time is a violation naming that
+        element, with the actions before it; any other miss (a button relabelled or gone as it was
+        pressed) is only a miss. ``trial`` checks all that without clicking (before a select).
+        """
+        try:
+            if self.touch and not trial:
+                target.tap(timeout=CLICK_TIMEOUT_MS)
+            else:
+                target.click(timeout=CLICK_TIMEOUT_MS, trial=trial)
+        except PlaywrightTimeout as miss:
+            covering = INTERCEPTED.findall(str(miss))
+            waits = re.findall(r"^\s*- (.+)$", str(miss), re.MULTILINE)
+            self.tally.missed[f"{what}: {re.sub(r'<[^>]*>', '<…>', waits[-1])[:90] if waits else 'no call log'}"] += 1
+            if covering:
+                self.tally.intercepted += 1
+                recent = " → ".join([*self.history[-6:], f"click {what!r}"])
+                self.tally.violations.append(
+                    f"[{self.spec.name}] a click on {what!r} was intercepted by {covering[-1][:240]} (after: {recent})"
+                )
+            return False
+        return True
+
     def click(self, name: str, shot: dict) -> str:
         if not shot["buttons"].get(name, False):
             return f"{name} (off)"
-        try:
-            self.lab.get_by_role("button", name=name, exact=True).click(timeout=3000)
-        except PlaywrightTimeout:  # relabelled (Play ↔ Pause) as it was pressed: playback ended
-            return f"{name} (missed)"
+        if not self.press(self.lab.get_by_role("button", name=name, exact=True), name):
+            return f"{name} (missed)"  # relabelled (Play ↔ Pause) as it was pressed: playback ended
         return name
 
     def act_on_exercise(self) -> str:
@@ -607,17 +701,15 @@ class Fuzzer:
 
     def press_start(self, name: str) -> bool:
         """Press Start or Try again; False if it went away as it was pressed (pressed just before)."""
-        try:
-            self.card.get_by_role("button", name=name).click(timeout=3000)
-        except PlaywrightTimeout:  # a started exercise has no such button until its verdict
-            return False
-        return True
+        return self.press(self.card.get_by_role("button", name=name), name)  # a started exercise has none
 
     def lock(self, text: str) -> None:
         box = self.card.get_by_role("textbox", name=re.compile("^Your prediction"))
+        if not self.press(box, "Your prediction"):
+            return
         box.fill(text)
-        self.card.get_by_role("button", name="Lock prediction").click()
-        self.check_lock(text)
+        if self.press(self.card.get_by_role("button", name="Lock prediction"), "Lock prediction"):
+            self.check_lock(text)
 
     def wait_for(self, region: str, ready: Callable[[dict], bool]) -> dict | None:
         """The first snapshot of ``region`` for which ``ready`` holds, or None after SETTLE_SECONDS."""
@@ -644,7 +736,7 @@ class Fuzzer:
         defaults = self.spec.model()
         for step in spec.steps:
             if step.kind == "reset":
-                self.lab.get_by_role("button", name="Reset", exact=True).click()
+                self.press(self.lab.get_by_role("button", name="Reset", exact=True), "Reset")
                 self.wait_for(
                     self.spec.name,
                     lambda s: all(self.field_text(s, c) in (None, defaults.shown_value(c)) for c in self.spec.typing),
@@ -652,6 +744,7 @@ class Fuzzer:
             elif step.kind == "set":
                 label = defaults.param[step.control].label
                 box = self.lab.get_by_role("textbox", name=re.compile("^" + re.escape(label)))
+                self.press(box, label)
                 box.fill(format_number(step.value).replace(".", rng.choice([".", ","])))
                 box.press("Enter")
                 wanted = format_number(step.value, exact=True)
@@ -676,7 +769,7 @@ class Fuzzer:
                     said = figures(self.snapshot()["status"] or "")
                     if self.snapshot(card)["status"] or (step.value is not None and said.get("t", 0) >= step.value):
                         break
-                    self.lab.get_by_role("button", name="Step", exact=True).click()
+                    self.press(self.lab.get_by_role("button", name="Step", exact=True), "Step")
         if self.wait_for(card, lambda s: (s["status"] or "").strip().startswith(("Correct", "Not quite"))) is None:
             texts = " ".join(self.snapshot(card)["texts"])[-300:]
             status = self.snapshot()["status"]
@@ -720,10 +813,15 @@ def fuzz_lab(
     tally: Tally,
     path: str | None = None,
     exercise: Exercise | None = None,
+    touch: bool = False,
 ) -> None:
-    """Open a lab (or a page holding it) and do ``actions`` random actions on it."""
-    open_lab(page, path or spec.path, spec.name)
-    fuzzer = Fuzzer(page, spec, random.Random(seed), tally, exercise)
+    """Open a lab (or a page holding it) and do ``actions`` random actions on it (tapping if ``touch``)."""
+    lab = open_lab(page, path or spec.path, spec.name)
+    if touch:  # a phone folds the panels of rarely used controls: open them, as a student would
+        folded = lab.locator("details:not([open]) > summary")
+        for _ in range(folded.count()):  # each tap opens one: the first folded one is the next
+            folded.first.tap(timeout=CLICK_TIMEOUT_MS)
+    fuzzer = Fuzzer(page, spec, random.Random(seed), tally, exercise, touch)
     fuzzer.check()
     for _ in range(actions):
         fuzzer.act()

@@ -155,7 +155,7 @@ def test_in_a_lesson_the_question_and_the_picture_are_in_one_view(browser, live_
         context.close()
 
 
-def test_play_pause_and_a_refusal_move_neither_the_plot_nor_the_fields(page: Page):
+def test_play_and_pause_move_neither_the_plot_nor_the_fields(page: Page):
     page.goto(page.base_url + "/queue")  # type: ignore[attr-defined]
     lab = page.get_by_role("region", name="Queue lab")
     expect(lab.get_by_role("status").first).to_contain_text("t = 0.00 s")
@@ -170,10 +170,33 @@ def test_play_pause_and_a_refusal_move_neither_the_plot_nor_the_fields(page: Pag
     lab.get_by_role("button", name="Pause").click()
     expect(lab.get_by_role("button", name="Play")).to_be_visible()
     assert [box(plot), box(service), box(initial)] == where
-    type_value(lab, "Arrival rate λ", "abc")
-    expect(lab.get_by_role("alert").filter(has_text="Arrival rate λ")).to_be_visible()
-    assert [box(plot), box(service), box(initial)] == where
     assert "t = " in readout(lab)
+
+
+def test_a_refusal_moves_nothing_above_or_beside_it_and_nothing_when_it_goes(page: Page):
+    """A refusal is a line of the layout under its field: it covers nothing, moves nothing above or
+    beside it, and nothing moves when it goes (its room is held until the student is back in that
+    field, labs/ui/text_field.py)."""
+    page.goto(page.base_url + "/queue")  # type: ignore[attr-defined]
+    lab = page.get_by_role("region", name="Queue lab")
+    expect(lab.get_by_role("status").first).to_contain_text("t = 0.00 s")
+    plots_laid_out(page)
+    plot = lab.get_by_role("img").first
+    service = lab.get_by_role("textbox", name="Service rate μ")
+    initial = lab.get_by_role("textbox", name="Initial backlog")
+    page.evaluate("document.fonts.ready.then(() => true)")  # text measured in its own font, not a fallback's
+    where = [box(plot), box(service)]
+    type_value(lab, "Arrival rate λ", "abc")
+    refusal = lab.get_by_role("alert").filter(has_text="Arrival rate λ")
+    expect(refusal).to_be_visible()
+    assert [box(plot), box(service)] == where  # above and beside: still
+    line, below = box(refusal), box(initial)
+    assert line["y"] + line["height"] <= below["y"]  # the field under it moved down, not under the line
+    assert "t = " in readout(lab)
+    held = [box(plot), box(service), box(initial)]
+    type_value(lab, "Arrival rate λ", "2")  # corrected
+    expect(lab.get_by_role("alert")).to_have_count(0)
+    assert [box(plot), box(service), box(initial)] == held  # the refusal went; nothing moved
 
 
 def test_a_whole_exercise_is_done_by_taps_on_a_phone(phone: Page):

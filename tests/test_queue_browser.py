@@ -111,7 +111,7 @@ def test_edit_while_playing_keeps_the_browser_time(page):
 
 
 def test_invalid_value_is_refused_and_changes_nothing(page):
-    """One refusal in Chromium (the message by the field, the field kept); every value is refused headless."""
+    """One refusal in Chromium (the message under the field, the typed text kept); every value is refused headless."""
     typed = "abc"
     lab = open_lab(page, "/queue", "Queue lab")
     set_rates(lab, "4", "3")
@@ -122,7 +122,7 @@ def test_invalid_value_is_refused_and_changes_nothing(page):
     alert = lab.get_by_role("alert")
     expect(alert).to_contain_text("Arrival rate λ")
     expect(alert).to_contain_text("kept 4")
-    expect(lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value("4")
+    expect(lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value(typed)  # there to correct
     assert readout(lab) == before
     type_value(lab, "Arrival rate λ", "5")
     expect(lab.get_by_role("alert")).to_have_count(0)
@@ -133,7 +133,8 @@ def test_zero_service_rate_is_refused(page):
     lab = open_lab(page, "/queue", "Queue lab")
     type_value(lab, "Service rate μ", "0")
     expect(lab.get_by_role("alert")).to_contain_text("Service rate μ")
-    expect(lab.get_by_role("textbox", name="Service rate μ")).to_have_value("2")
+    expect(lab.get_by_role("alert")).to_contain_text("kept 2")
+    expect(lab.get_by_role("textbox", name="Service rate μ")).to_have_value("0")  # what was typed, to correct
 
 
 def test_play_exchanges_no_message_while_playing(page):
@@ -200,7 +201,7 @@ def test_invalid_stop_time_is_refused_and_changes_nothing(page):
     alert = lab.get_by_role("alert")
     expect(alert).to_contain_text("Arrivals stop at")
     expect(alert).to_contain_text("kept 3")
-    expect(lab.get_by_role("textbox", name="Arrivals stop at")).to_have_value("3")
+    expect(lab.get_by_role("textbox", name="Arrivals stop at")).to_have_value(typed)
     assert readout(lab) == before
 
 

@@ -45,15 +45,24 @@ def test_typing_applies_and_redraws(lab):
     assert lab.chart.mm1_line.visible is False
 
 
-def test_refusal_reverts_the_field_and_says_why(lab):
+def test_a_refusal_keeps_the_typed_text_and_the_model_and_says_why(lab):
     f = field(lab, "arrival_rate")
     f.input.value = "banana"
     assert lab.model.arrival_rate == 1
-    assert f.input.value == "1"
+    assert f.input.value == "banana"  # left for the student to correct
     assert "not a number" in f.error and "kept 1" in f.error
     assert f.input.error == f.error  # shown in the field's own alert line
     f.input.value = "2"
-    assert f.error == "" and f.input.error == ""
+    assert f.error == "" and f.input.error == "" and f.input.value == "2"
+
+
+def test_a_reset_replaces_a_refused_text_even_when_no_value_changes(lab):
+    """Reset sets λ to 1 when it is 1 already: the refused text and its refusal still go."""
+    f = field(lab, "arrival_rate")
+    f.input.value = "-3"
+    assert f.input.value == "-3" and "kept 1" in f.error
+    send(lab, "reset")
+    assert f.input.value == "1" and f.error == "" and lab.model.arrival_rate == 1
 
 
 @pytest.mark.parametrize("typed", ["abc", "-1", "nan", "inf", "1e9", ""])
@@ -66,7 +75,7 @@ def test_every_refused_rate_keeps_the_model_the_field_and_the_readout(lab, typed
     f = field(lab, "arrival_rate")
     f.input.value = typed
     assert lab.model.arrival_rate == 4
-    assert f.input.value == "4"
+    assert f.input.value == typed
     assert "Arrival rate λ" in f.error and "kept 4" in f.error and f.input.error == f.error
     assert lab.transport.status.text == before
     f.input.value = "5"
@@ -185,12 +194,12 @@ def test_stop_time_field_takes_a_time_and_clears_back_to_never(lab):
 
 
 @pytest.mark.parametrize("typed", ["abc", "-1", "nan", "inf", "1e9"])
-def test_stop_time_refusal_reverts_and_says_why(lab, typed):
+def test_stop_time_refusal_keeps_the_text_and_says_why(lab, typed):
     stop = field(lab, "arrivals_stop")
     stop.input.value = "6"
     before = lab.transport.status.text
     stop.input.value = typed
-    assert lab.model.arrivals_stop == 6 and stop.input.value == "6"
+    assert lab.model.arrivals_stop == 6 and stop.input.value == typed
     assert "Arrivals stop at" in stop.error and "kept 6" in stop.error and stop.input.error == stop.error
     assert lab.transport.status.text == before
     stop.input.value = ""

@@ -134,7 +134,7 @@ def test_invalid_value_is_refused_and_changes_nothing(page):
     alert = lab.get_by_role("alert")
     expect(alert).to_contain_text(control)
     expect(alert).to_contain_text(f"kept {kept}")
-    expect(lab.get_by_role("textbox", name=control)).to_have_value(kept)
+    expect(lab.get_by_role("textbox", name=control)).to_have_value(typed)  # what was typed, to correct
     assert readout(lab) == before
     type_value(lab, control, "16" if kept == "8" else "200")
     expect(lab.get_by_role("alert")).to_have_count(0)

@@ -427,7 +427,7 @@ def test_layers_refusals_say_what_is_wrong_and_change_nothing(typed, says):
     message = str(refusal.value)
     assert message.startswith("Layers: ")
     assert says in message
-    assert message.endswith("kept the previous layers.")
+    assert message.endswith(f"kept {m.layers}.")  # the refused text stays in the field: the message names what holds
     assert m.param.values() == before
 
 

@@ -97,9 +97,13 @@ def test_choosers_and_refusals_keep_the_state(lab):
     layers = field(lab, "layers")
     layers.input.value = "8:2, oops"
     assert (lab.model.layers, status_text(lab)) == before
-    assert "Layers" in layers.error and layers.input.value == lab.model.layers
+    assert layers.input.value == "8:2, oops"  # what was typed stays, for correction
+    assert "Layers" in layers.error and layers.error.endswith(f"kept {lab.model.layers}.")
     lab.preset.value = "Custom"  # only names edited layers: refused, the select goes back
     assert lab.preset.value == EMBEDDING_FIRST == lab.model.preset
+    lab.preset.value = "8 equal layers"  # a server value replaces the refused text and its refusal
+    assert layers.input.value == lab.model.layers and layers.error == ""
+    layers.input.value = "8:2, oops"
     layers.input.value = "8:2, 8:2"
     assert lab.model.preset == "Custom" == lab.preset.value
     assert lab.model.bucket_count == 2

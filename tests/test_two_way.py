@@ -91,6 +91,35 @@ def test_a_refused_value_changes_nothing_and_puts_the_value_in_force_back():
     assert reports[-1] == ""
 
 
+def test_a_text_field_keeps_a_refused_value_for_correction():
+    model, widget, _, reports = linked(keep_refused=True)
+    page_sends(widget, "many")
+    assert model.x == 2 and widget.value == "many" and widget.sent == []  # nothing sent: the page has it
+    assert reports == ["", "'many' is not a number; kept 2."]
+    page_sends(widget, "2")  # corrected to the value in force: nothing to apply, the refusal goes
+    assert model.applied == ["many"] and reports[-1] == ""
+
+
+@pytest.mark.parametrize("server", [2.0, 7.0], ids=["the same value (a Reset)", "another value"])
+def test_a_server_value_replaces_a_kept_refusal(server):
+    model, widget, _, reports = linked(keep_refused=True)
+    page_sends(widget, "11")
+    assert widget.value == "11" and reports[-1].startswith("11 is not in")
+    model.x = server  # a Reset, a preset, an exercise's step: even to the value it had
+    assert widget.value == model.shown() and widget.sent == [model.shown()] and reports[-1] == ""
+
+
+def test_a_refused_value_that_crossed_a_server_change_is_sent_back(monkeypatch):
+    """Reset showed "0" just before the student's "-1" came: the page may show "0" under a refusal of
+    -1, so the kept text is sent once more and the page shows what the refusal is about."""
+    model, widget, _, reports = linked(resend_within=10.0, keep_refused=True)
+    model.x = 0.0
+    widget.sent.clear()
+    page_sends(widget, "-1")
+    assert model.x == 0 and reports[-1] == "-1 is not in [0, 10]; kept 0."
+    assert widget.sent == ["-1 ", "-1"] and widget.value == "-1"
+
+
 def test_a_value_already_in_force_is_not_applied():
     model, widget, reports = Model(), Widget(value="2"), []
     TwoWay(widget, shown=model.shown, apply=model.apply, report=reports.append)
@@ -186,9 +215,10 @@ def acceptable(text: str) -> bool:
 
 
 @settings(max_examples=200, deadline=None)
-@given(actions, st.booleans())
-def test_any_sequence_of_edits_ends_with_widget_and_model_agreeing(steps, resend):
-    model, widget, _, reports = linked(resend_within=10.0 if resend else None)
+@given(actions, st.booleans(), st.booleans())
+def test_any_sequence_of_edits_ends_with_widget_and_model_agreeing(steps, resend, keep):
+    """The widget shows the value in force, or (a text field) a refused text under its refusal."""
+    model, widget, _, reports = linked(resend_within=10.0 if resend else None, keep_refused=keep)
     page = widget.value  # what the page shows: what it sent, or the last message it was sent
     expected_applies = []
     for who, value in steps:
@@ -208,5 +238,6 @@ def test_any_sequence_of_edits_ends_with_widget_and_model_agreeing(steps, resend
             model.x = value
         page = ([page, *widget.sent])[-1]
         widget.sent.clear()
-        assert widget.value == model.shown() == page
+        assert widget.value == page
+        assert widget.value == model.shown() or keep and reports[-1] != "" and not acceptable(widget.value)
     assert model.applied == expected_applies  # no echo: nothing the link wrote was applied again

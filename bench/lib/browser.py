@@ -13,6 +13,9 @@ from playwright.sync_api import Browser, BrowserContext, Page
 DESKTOP = {"width": 1280, "height": 900}
 """The viewport of a desktop browser window."""
 
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 3}
+"""A phone's browser (390 × 844 CSS px, touch): the page is laid out at the phone's own width."""
+
 Ready = Literal["readout", "heading"]
 """What shows that a page is usable: the app's lab readout, or a bare page's first heading."""
 
@@ -31,6 +34,22 @@ def desktop_context(browser: Browser) -> BrowserContext:
         The profile; the caller closes it.
     """
     return browser.new_context(viewport=DESKTOP)
+
+
+def phone_context(browser: Browser) -> BrowserContext:
+    """A new browser profile (empty cache, no cookies) as a phone's browser: :data:`PHONE`.
+
+    Parameters
+    ----------
+    browser : playwright.sync_api.Browser
+        A launched Chromium.
+
+    Returns
+    -------
+    playwright.sync_api.BrowserContext
+        The profile; the caller closes it.
+    """
+    return browser.new_context(**PHONE)
 
 
 def wait_until_usable(page: Page, ready: Ready, timeout_ms: float) -> None:

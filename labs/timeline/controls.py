@@ -54,6 +54,9 @@ DEFAULT_CAPS = (1.0, 25.0)
 NONE = "none"
 """How the Missing event and Rank skips a gradient choices read when off."""
 
+LAYERS_KEPT_CHARS = 60
+"""The longest Layers text a refusal quotes as kept; longer ones are counted ("the previous 24 layers")."""
+
 _ON = frozenset({"on", "yes", "true", "1", "checked"})
 _OFF = frozenset({"off", "no", "false", "0", "unchecked"})
 
@@ -293,7 +296,7 @@ class TimelineControls(TimedModel):
             If the value is refused; the message says why and what is kept.
         """
         if name == "layers":
-            return format_layers(*parse_layers(raw, kept="kept the previous layers"))
+            return format_layers(*parse_layers(raw, kept=self._layers_kept()))
         if name in self.numbered_choices:
             return self._parse_numbered(name, raw)
         if name in self.switch_controls:
@@ -316,6 +319,16 @@ class TimelineControls(TimedModel):
                 f"{self.describe_range(name)}; kept {format_number(self.ranks)}."
             )
         return value
+
+    def _layers_kept(self) -> str:
+        """What a Layers refusal says is kept: the layers themselves when they fit on a line.
+
+        The refused text stays in the field, so the message is where the student reads what holds.
+        """
+        count = self.layers.count(":")
+        if len(self.layers) <= LAYERS_KEPT_CHARS:
+            return f"kept {self.layers}"
+        return f"kept the previous {count} layers"
 
     def _parse_numbered(self, name: str, raw: object) -> int | None:
         word = self.numbered_choices[name]

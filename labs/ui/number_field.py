@@ -20,7 +20,8 @@ class NumberField(Viewer):
     controls (empty or "never" when off) work the same: the field shows ``model.shown_value``.
 
     The field's accessible name is the control's label plus its unit. A refused value leaves the
-    model untouched, puts the last valid value back in the field and shows why, right below it.
+    model untouched and stays in the field for correction, with why (and the value kept) right
+    below it; the next valid value, typed or set by the server (Reset, a preset), replaces both.
     """
 
     model = param.ClassSelector(class_=TimedModel, doc="The model whose control this edits.")
@@ -43,6 +44,7 @@ class NumberField(Viewer):
             controls=(self.control,),
             report=self._report,
             resend_within=IN_FLIGHT_SECONDS,
+            keep_refused=True,
         )
 
     @param.depends("error", watch=True)

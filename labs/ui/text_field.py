@@ -6,9 +6,22 @@ objects (and their Bokeh models) per field, built again for every student. This 
 value is fine. Typing sends nothing; Enter or leaving the field sends ``value`` once, as Panel's
 ``TextInput`` does.
 
-A refusal never moves anything: its line is laid over what is under the field (like a tooltip,
-pointing at the field), not inserted between the field and its neighbours, and goes when the next
-value is taken; a tap on it, or Escape in the field, puts it away sooner.
+A refusal is a line of the layout, right under its own field: it never covers a neighbour, so
+every other control can still be clicked, tapped and reached by Tab. The field is marked
+``aria-invalid`` and described by that line (``aria-describedby``). What was typed stays in the
+field for correction (the link, :class:`~labs.ui.two_way.TwoWay`, leaves it there; the model keeps
+its value, which the message names), and focus stays where the student put it.
+
+Nothing below the field jumps as a refusal comes and goes, in two ways:
+
+- one line is always kept for it (:data:`ERROR_LINE_EM`), so a short refusal takes no new room;
+- a longer one grows its line when it comes (the moment the student looks at this field, after
+  Enter or on leaving it), and when it goes its room is held, empty, until the student is back in
+  this field (focus or typing in it). A refusal going away therefore never moves a control that a
+  pointer may be on its way to; only a refusal coming can, and only below its own field.
+
+A refusal goes when the next value is taken: a valid one typed, or one the server sets (Reset, a
+preset, an exercise's step).
 """
 
 from __future__ import annotations
@@ -21,19 +34,24 @@ from labs.ui.palette import inline
 
 TEXT_FIELD_JS = browser_code("text_field.js")
 
-FIELD_CSS = inline("""
-:host { flex: 1 1 170px; min-width: 150px; position: relative; }
-label { display: flex; flex-direction: column; gap: 3px; margin: 5px 10px; font-size: 0.9rem; }
-input { font: inherit; font-size: 1rem; padding: 5px 8px; border: 1px solid var(--ol-input-edge); border-radius: 4px;
-  min-width: 0; }
-input:focus-visible { outline: 3px solid var(--ol-focus-orange); outline-offset: 1px; }
-.field-error { position: absolute; left: 10px; right: 10px; top: calc(100% - 4px); z-index: 20; margin: 0;
-  padding: 6px 8px; color: var(--ol-error-red); font-weight: 600; font-size: 0.9rem; background: var(--ol-white);
-  border: 2px solid var(--ol-error-red); border-radius: 4px; box-shadow: 0 4px 10px rgba(0, 0, 0, 0.2);
-  cursor: pointer; }
-.field-error::before { content: ""; position: absolute; top: -8px; left: 14px; border: 6px solid transparent;
-  border-top: 0; border-bottom: 6px solid var(--ol-error-red); }
-.field-error:empty, .field-error.away { display: none; }
+ERROR_LINE_EM = 1.25
+"""The room always kept under a field for its refusal: one line (in the line's own ems).
+
+At the line's size a field as narrow as a phone gives it (about 150 px at 390 px wide) holds
+about 20 characters a line, and the labs' refusals (name, why, range, what is kept) run to 60-110,
+so no fixed room would hold them all without pushing every field far apart for a message most
+students never see. One line is kept, and a longer refusal grows once, when it comes."""
+
+FIELD_CSS = inline(f"""
+:host {{ flex: 1 1 170px; min-width: 150px; }}
+label {{ display: flex; flex-direction: column; gap: 3px; margin: 5px 10px 0; font-size: 0.9rem; }}
+input {{ font: inherit; font-size: 1rem; padding: 5px 8px; border: 1px solid var(--ol-input-edge); border-radius: 4px;
+  min-width: 0; }}
+input:focus-visible {{ outline: 3px solid var(--ol-focus-orange); outline-offset: 1px; }}
+input[aria-invalid="true"] {{ border: 2px solid var(--ol-error-red); padding: 4px 7px; }}
+.field-error {{ margin: 2px 10px 4px; min-height: {ERROR_LINE_EM}em; line-height: {ERROR_LINE_EM};
+  color: var(--ol-error-red); font-weight: 600; font-size: 0.85rem; overflow-wrap: anywhere; }}
+.field-error:empty {{ visibility: hidden; }}
 """)
 
 

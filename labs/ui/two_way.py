@@ -4,10 +4,14 @@ A widget (a :class:`~labs.ui.text_field.TextField`, a Select, a checkbox) shows 
 and a value the page sends changes the model unless it is refused. :class:`TwoWay` is that link,
 over ``param.watch``:
 
-- **page to model**: a value that is already in force changes nothing; any other is applied, and a
-  refusal puts the value in force back in the widget;
+- **page to model**: a value that is already in force changes nothing; any other is applied. A
+  refusal leaves the model as it was; a text field (``keep_refused``) keeps the refused text for
+  the student to correct (the refusal's message names the value kept), any other widget (a
+  Select has no line to say why) shows the value in force again;
 - **model to page**: :meth:`TwoWay.show` writes what the model reads as now into the widget, on a
-  watched control's change or when its owner calls it (a redraw that first updates the options);
+  watched control's change or when its owner calls it (a redraw that first updates the options).
+  A watched control set by the server even to the value it had (a Reset, a preset, an exercise's
+  step) counts too: it replaces a refused value still in the widget, and clears the refusal;
 - **no echo**: the widget's own events caused by the link's writes are ignored, so a value shown
   back is never applied again, and a change never comes back as another change.
 
@@ -15,7 +19,8 @@ Panel's ``.link(..., bidirectional=True)`` and ``pn.bind`` copy values as they a
 refuse one, nor show a value the way the model reads it ("1,5" as "1.5").
 
 A text field can also resend a value that crossed a server change on its way (see
-``resend_within``): the race it covers is described at :meth:`TwoWay._widget_changed`.
+``resend_within``): the race it covers is described at :meth:`TwoWay._widget_changed`; a refused
+value is resent the same way, so the page shows the text the refusal is about.
 """
 
 from __future__ import annotations
@@ -54,7 +59,11 @@ class TwoWay:
         force, and with the refusal's message when a value is refused.
     resend_within : float, optional
         For text values: seconds after the link changed the widget itself during which an
-        applied value that reads unchanged is sent to the page once more (next tick).
+        applied value that reads unchanged, or a refused one kept, is sent to the page once more
+        (next tick).
+    keep_refused : bool, optional
+        Leave a refused value in the widget (a text field, which shows the refusal under it)
+        instead of showing the value in force again.
     """
 
     def __init__(
@@ -68,6 +77,7 @@ class TwoWay:
         in_force: Callable[[Any], bool] | None = None,
         report: Callable[[str], None] | None = None,
         resend_within: float | None = None,
+        keep_refused: bool = False,
     ) -> None:
         self.widget = widget
         self.shown = shown
@@ -75,11 +85,13 @@ class TwoWay:
         self._in_force = in_force or (lambda value: value == shown())
         self._report = report or (lambda _message: None)
         self.resend_within = resend_within
+        self.keep_refused = keep_refused
         self._writing = False
         self._shown_changed_at = -float("inf")  # when the link last changed the widget on the model's behalf
         widget.param.watch(self._widget_changed, "value")
         if model is not None and controls:
-            model.param.watch(lambda _event: self.show(), list(controls))
+            # onlychanged=False: a Reset to the value in force must still replace a refused text.
+            model.param.watch(lambda _event: self.show(), list(controls), onlychanged=False)
 
     def show(self) -> None:
         """Show the model's value in the widget, if it shows something else (model to page)."""
@@ -99,40 +111,49 @@ class TwoWay:
             self._writing = False
 
     def _widget_changed(self, event: param.parameterized.Event) -> None:
-        """Apply a value from the page (page to model), or refuse it and show the value in force.
+        """Apply a value from the page (page to model), or refuse it and leave it for correction.
+
+        The model is unchanged by a refused value. With ``keep_refused`` it stays in the widget
+        (the page shows what was typed, next to the refusal, which names the value kept) until
+        the next value the page sends or the server shows; otherwise the value in force is shown.
 
         The race ``resend_within`` covers: the server changed the field itself (a Reset, a preset)
         just before the student's edit reached it, so that change may land on the page after the
-        edit and show instead of the value in force. If the edit reads unchanged, nothing would be
-        sent (Panel drops it as an echo of the page's own change), so it is sent once more, next
-        tick. Only then: an extra message per edit would cost a class-sized server.
+        edit and show instead of the edit. If the edit reads unchanged, or is refused, nothing
+        would be sent (Panel drops it as an echo of the page's own change), so it is sent once
+        more, next tick. Only then: an extra message per edit would cost a class-sized server.
         """
         if self._writing:
             return
         if self._in_force(event.new):
             self._report("")
             return
+        window = self.resend_within
+        crossed = window is not None and time.monotonic() - self._shown_changed_at < window
         try:
             self._apply(event.new)
         except InvalidInput as refusal:
-            self._write(self.shown())
-            self._report("")
+            if not self.keep_refused:
+                self._write(self.shown())
+            self._report("")  # the same refusal again is announced again
             self._report(str(refusal))
+            if self.keep_refused and crossed:
+                pn.state.execute(lambda: self._resend(event.new), schedule=True)
             return
         self._report("")
         shown = self.shown()
         self._write(shown)  # as the model reads it: "Never" shows "never", "1,5" shows "1.5"
-        window = self.resend_within
-        if window is not None and shown == event.new and time.monotonic() - self._shown_changed_at < window:
-            pn.state.execute(self._resend, schedule=True)
+        if crossed and shown == event.new:
+            pn.state.execute(lambda: self._resend(shown), schedule=True)
 
-    def _resend(self) -> None:
-        """Send the widget's (text) value to the page again, even though it has not changed."""
-        shown = self.shown()
+    def _resend(self, text: str) -> None:
+        """Send ``text`` (the widget's value) to the page again, even though it has not changed."""
+        if self.widget.value != text:
+            return  # something newer has been shown since
         self._writing = True
         try:
             with pn.io.hold():  # one message: the change to the temporary text and back combine
-                self.widget.value = shown + " "
-                self.widget.value = shown
+                self.widget.value = text + " "
+                self.widget.value = text
         finally:
             self._writing = False

@@ -70,6 +70,26 @@ export function render({ model }) {
   }
   if (model.pinned && typeof ResizeObserver !== "undefined") new ResizeObserver(pinnedHeight).observe(picture)
 
+  // Tab into a control the pinned picture covers (the browser scrolls only the control itself into
+  // the pane, where the picture lies over it): scroll the pane on, until the whole field (its label
+  // too) is below the picture, so no focused control is hidden.
+  const scroller = () => {
+    for (let el = section; el; el = el.parentElement || (el.getRootNode() && el.getRootNode().host)) {
+      const overflow = getComputedStyle(el).overflowY
+      if ((overflow === "auto" || overflow === "scroll") && el.scrollHeight > el.clientHeight) return el
+    }
+    return document.scrollingElement
+  }
+  section.addEventListener("focusin", (event) => {
+    const path = event.composedPath()
+    if (path.includes(picture) || getComputedStyle(picture).position !== "sticky") return
+    const field = path.find((el) => el.parentElement && el.parentElement.classList.contains("fields")) || path[0]
+    requestAnimationFrame(() => {  // after the browser's own scroll to the control
+      const covered = picture.getBoundingClientRect().bottom + 8 - field.getBoundingClientRect().top
+      if (covered > 0) scroller().scrollBy(0, -covered)
+    })
+  })
+
   // An exercise step that sets a control brings it into view (opening its panel) and marks it.
   model.on("msg:custom", (msg) => {
     // The next step is a run: bring the picture and its time bar back into view (after a control far below).

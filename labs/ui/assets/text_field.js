@@ -1,4 +1,5 @@
 // A labelled text field with its own error line (labs/ui/text_field.py): value is sent on Enter or blur.
+// A refusal is a line of the layout under the field (never over a neighbour); what was typed stays.
 export function render({ model }) {
   const wrapper = document.createElement("div")
   const label = document.createElement("label")
@@ -11,22 +12,22 @@ export function render({ model }) {
   label.append(caption, input)
   const error = document.createElement("p")
   error.className = "field-error"
+  error.id = "field-error"  // unique where it counts: this shadow root holds one field
   error.setAttribute("role", "alert")
+  input.setAttribute("aria-describedby", error.id)
   wrapper.append(label, error)
   let editing = false  // typed into since the last Enter or blur
   const commit = () => {
     editing = false
-    error.classList.remove("away")  // the same refusal again shows again
     if (input.value !== model.value) model.value = input.value
   }
-  input.addEventListener("input", () => { editing = true })
+  // The room a refusal that went away took stays until the student is back in this field, so
+  // nothing below moves while a pointer may be on its way to it (see labs/ui/text_field.py).
+  const release = () => { if (!model.error) error.style.minHeight = "" }
+  input.addEventListener("focus", release)
+  input.addEventListener("input", () => { editing = true; release() })
   input.addEventListener("change", commit)
-  input.addEventListener("keydown", (event) => {
-    if (event.key === "Enter") commit()
-    if (event.key === "Escape") error.classList.add("away")
-  })
-  // The refusal lies over what is under the field (nothing moves); a tap puts it away.
-  error.addEventListener("click", () => error.classList.add("away"))
+  input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit() })
   const draw = {
     label: () => { caption.textContent = model.label },
     value: () => {  // never on other changes: the student may be typing
@@ -42,7 +43,8 @@ export function render({ model }) {
       if (all) input.select()
     },
     error: () => {
-      error.classList.remove("away")
+      const height = error.getBoundingClientRect().height  // 0 where not laid out (a folded panel)
+      if (!model.error && error.textContent && height > 0) error.style.minHeight = `${height}px`  // held: see release
       error.textContent = model.error
       input.setAttribute("aria-invalid", model.error ? "true" : "false")
     },
