@@ -10,6 +10,7 @@ import pytest
 from app.course.catalog import lab_kinds
 from app.course.content import CONTENT_DIR, Exercise, SpecError, load_lessons, parse_lesson
 from app.course.exercise import model_reading
+from app.course.variants import run_steps
 from labs.timed import format_number
 
 LESSONS = load_lessons(CONTENT_DIR)
@@ -18,18 +19,7 @@ EXERCISES = [(lesson, exercise) for lesson in LESSONS for exercise in lesson.exe
 
 def played(exercise: Exercise):
     """A fresh model of the exercise's lab with the exercise's steps done: what the lab shows at the verdict."""
-    model = lab_kinds()[exercise.lab].model()
-    for step in exercise.steps:
-        if step.kind == "reset":
-            model.reset()
-        elif step.kind == "set":
-            model.apply(step.control, step.value)
-        elif step.kind == "run":
-            while not (model.at_end if step.value is None else model.t >= step.value):
-                model.pause_at = step.value
-                model.step()
-            model.pause_at = None
-    return model
+    return run_steps(exercise)
 
 
 def run_as_written(exercise: Exercise) -> float:
