@@ -231,3 +231,27 @@ def test_the_data_endpoints_refuse_without_the_token(class_server):
     with urllib.request.urlopen(request, timeout=30) as reply:
         assert reply.headers["Cache-Control"] == "no-store"
         assert reply.read().decode().startswith("exercise,round,student")
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_the_instructor_signing_in_on_a_slowed_server_sees_the_class(browser, class_server, attempt):
+    """Signed in while the server runs a fifth of the time, the status still leaves "Reading the class…".
+
+    The region comes through Panel's queue of writes, which waits while the socket is busy; its first
+    draw once went out on Bokeh's own path before it, the browser dropped the draw, and the status
+    stayed "Reading the class…" (CI, December 2026; :func:`app.web.background._in_write_order`).
+    """
+    from devtools.throttle import DutyCycle
+
+    instructor = Visitor(browser, class_server)
+    page = instructor.page
+    page.goto(class_server.url + "/instructor")
+    token = page.get_by_role("textbox", name="Instructor token")
+    expect(token).to_be_editable()
+    token.fill(TOKEN)
+    with DutyCycle(class_server.process.pid, share=0.2):
+        page.get_by_role("button", name="Sign in").click()
+        results = page.get_by_role("region", name="Class results")
+        expect(results.get_by_role("status").first).to_contain_text("locked = ")
+    assert not [e for e in instructor.errors if "isn't known" in e], instructor.errors
+    instructor.context.close()

@@ -20,6 +20,21 @@ from panel.io.state import set_curdoc
 LOG = logging.getLogger(__name__)
 
 
+def _in_write_order(done: Callable[[Any], None], result: Any) -> None:
+    """``done(result)`` with its changes sent after every change of the page still waiting to be written.
+
+    Panel sends its own components' changes through a queue of writes (``pn.io.unlocked``), which
+    holds them while the socket is busy; Bokeh sends a change made directly to a Bokeh model (a
+    readout's ``Div``, a chart's data) at once, on its own path. A draw made outside Panel's queue
+    could so reach the browser before the change that put its models on the page: the browser
+    dropped it ("reference … isn't known") and, the next draws being equal, the instructor's page
+    kept "Reading the class…" (CI, December 2026). Made inside ``unlocked``, the draw joins the
+    same queue, behind what is waiting.
+    """
+    with pn.io.unlocked():
+        done(result)
+
+
 def in_worker_thread(work: Callable[[], Any], done: Callable[[Any], None]) -> None:
     """Run ``work`` in a worker thread, then ``done(result)`` under the current session's lock.
 
@@ -38,6 +53,6 @@ def in_worker_thread(work: Callable[[], Any], done: Callable[[Any], None]) -> No
             LOG.error("background work failed", exc_info=completed.exception())
             return
         with set_curdoc(doc):
-            pn.state.execute(partial(done, completed.result()), schedule=True)
+            pn.state.execute(partial(_in_write_order, done, completed.result()), schedule=True)
 
     future.add_done_callback(finished)
