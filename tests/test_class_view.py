@@ -278,3 +278,25 @@ def test_the_class_by_misconception_for_the_instructor_and_after_the_reveal_for_
 
     view.exercise.value = CHOICE_KEY  # another exercise: its split hidden again until revealed or asked for
     assert not view.show_split.value and view.split.object == SPLIT_HIDDEN
+
+
+def test_a_student_given_new_numbers_reads_the_answer_to_their_own_numbers_after_the_reveal():
+    """The class line quotes the variant's answer, not the written exercise's, and no median of unlike numbers."""
+    from app.classroom.store import Round, RoundVotes
+    from app.course.variants import asked_with_new_numbers, variant_name
+
+    written = next(e for lesson in load_lessons() for e in lesson.exercises if e.vary and not e.choices)
+    asked = asked_with_new_numbers(written, seed=7, attempt=1)
+    name = variant_name(asked)
+    assert name is not None and asked.answer != written.answer
+    votes = RoundVotes(Round(1, True), (written.answer, asked.answer), (None, name))
+    line = class_result_text(written, votes, asked.answer, name)
+    assert "2 of 2 (100%): right, each judged on the numbers they were given" in line
+    assert f"the answer to your numbers is {format_number(asked.answer)} {written.unit}" in line
+    assert "median" not in line and f"of the answer {format_number(written.answer)}" not in line
+    # a round where everyone had the numbers as written reads as before
+    plain = class_result_text(written, RoundVotes(Round(1, True), (written.answer,), (None,)), written.answer, None)
+    assert f"of the answer {format_number(written.answer)} {written.unit}" in plain and "median" in plain
+    assert class_result_text(written, RoundVotes(Round(1, True), ()), None, name).endswith(
+        f"the answer is {format_number(asked.answer)} {written.unit}"
+    )

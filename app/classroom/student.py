@@ -29,6 +29,7 @@ from app.classroom.store import ClassStore, Round, RoundVotes, StoreUnavailable
 from app.course.content import Exercise
 from app.course.exercise_words import amount_html
 from app.course.misconceptions import MISTAKE, RIGHT, amount
+from app.course.variants import variant_named
 from app.web.background import in_worker_thread
 from labs.timed import format_number
 
@@ -170,31 +171,41 @@ def class_result_text(
         The split of the class, right first, then each named mistake someone showed with its label,
         then other answers; for example ``class: 12 locked · 8 of 12 (67%): right, within ±0.05 of
         the answer 1 ms · 4 of 12 (33%): the arrival rate alone · median 1 ms · yours 4 ms (the
-        arrival rate alone)``. A choice exercise counts each choice, with its label when it is a
-        named mistake.
+        arrival rate alone)``. When anyone in the round (or this student) was given new numbers,
+        each prediction is judged on its own numbers, the line says so instead of quoting one
+        answer, leaves the median out, and ends with the answer to this student's numbers. A choice
+        exercise counts each choice, with its label when it is a named mistake.
     """
     votes = predictions if isinstance(predictions, RoundVotes) else RoundVotes(Round(1, True), tuple(predictions))
+    asked = _asked(exercise, mine_variant)  # the numbers this student was given
     if exercise.choices:
         return _choice_result_text(exercise, votes, mine, mine_variant)
     unit = exercise.unit
     if not votes.predictions:
-        return (
-            f"class: nobody locked a prediction in this round · the answer is {format_number(exercise.answer)} {unit}"
-        )
+        return f"class: nobody locked a prediction in this round · the answer is {format_number(asked.answer)} {unit}"
     values = np.asarray(votes.predictions, dtype=float)
     right, *named, other = round_split(exercise, votes)
-    parts = [
-        f"class: {len(values)} locked",
-        f"{right.amount}: right, within ±{format_number(exercise.tolerance)} of the answer "
-        f"{format_number(exercise.answer)} {unit}",
-        *(share.text() for share in named if share.count),
-    ]
+    mixed = any(votes.variant_of(k) is not None for k in range(len(values))) or mine_variant is not None
+    if mixed:  # students were asked different numbers: each was judged on their own, and a median means nothing
+        rule = "each judged on the numbers they were given"
+    else:
+        rule = f"within ±{format_number(exercise.tolerance)} of the answer {format_number(exercise.answer)} {unit}"
+    parts = [f"class: {len(values)} locked", f"{right.amount}: right, {rule}", *(s.text() for s in named if s.count)]
     if other.count:
         parts.append(other.text())
-    parts.append(f"median {format_number(float(np.median(values)))} {unit}")
+    if not mixed:
+        parts.append(f"median {format_number(float(np.median(values)))} {unit}")
     if mine is not None:
-        parts.append(f"yours {format_number(mine, exact=True)} {unit} ({_own(exercise, mine, mine_variant)})")
+        own = _own(exercise, mine, mine_variant)
+        if mixed:
+            own += f"; the answer to your numbers is {format_number(asked.answer)} {unit}"
+        parts.append(f"yours {format_number(mine, exact=True)} {unit} ({own})")
     return " · ".join(parts)
+
+
+def _asked(exercise: Exercise, variant: str | None) -> Exercise:
+    """The exercise with the numbers of ``variant`` (the exercise as written when there is none or it is unknown)."""
+    return (variant_named(exercise, variant) if variant is not None else None) or exercise
 
 
 def _own(exercise: Exercise, mine: float, variant: str | None) -> str:
@@ -208,7 +219,7 @@ def _own(exercise: Exercise, mine: float, variant: str | None) -> str:
 
 
 def _choice_result_text(exercise: Exercise, votes: RoundVotes, mine: float | None, variant: str | None) -> str:
-    answer = f"“{exercise.choice_text(exercise.answer)}”"
+    answer = f"“{exercise.choice_text(_asked(exercise, variant).answer)}”"
     if not votes.predictions:
         return f"class: nobody locked a prediction in this round · the answer is {answer}"
     total = len(votes.predictions)
