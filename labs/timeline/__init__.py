@@ -25,6 +25,8 @@ LAB = LabRegistration(
         "backward_stalled": "ms",
         "completed": "all-reduces",
         "straggler_wait": "ms",
+        "host_return": "ms",
+        "host_unseen": "ms",
         "read_early_count": "layers",
         "optimizer_early_count": "layers",
     },
