@@ -283,6 +283,23 @@ class StepReadings:
         """
         return self.step_time - self.host_return
 
+    def in_flight_layers_at(self, t: float) -> int:
+        """How many layers' gradients an all-reduce is summing at time ``t`` (ms).
+
+        The layers of every bucket whose all-reduce has started by ``t`` and not yet ended. With
+        ``gradient_as_bucket_view=True`` a layer's ``.grad`` is a view into its bucket, so an
+        in-place change to one of these at ``t`` changes the sum in flight.
+        """
+        s = self.schedule
+        return int(
+            sum(len(layers) for k, layers in enumerate(s.buckets) if s.bucket_start[k] <= t < s.bucket_end[k])
+        )
+
+    @property
+    def in_flight_layers(self) -> int:
+        """:meth:`in_flight_layers_at` the current time ``t``."""
+        return self.in_flight_layers_at(self.t)
+
     @property
     def read_early_count(self) -> int:
         """How many layers' gradients an all-reduce read before every rank had written them."""
