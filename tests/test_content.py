@@ -58,9 +58,9 @@ def test_exercises_that_need_the_model():
     answers = {(lesson.slug, e.id): e.answer for lesson, e in EXERCISES}
     assert answers[("overlap", "part-way")] == 2  # 4 + (3 − 5) × 1; one unit a second would say 3
     assert answers[("buckets", "exposed-tail")] == 8  # 5 + 9 / 3, arrivals stop at 5
-    assert answers[("hidden", "shared-bandwidth")] == 600  # 8 × 75
-    shared_roof = next(e for _, e in EXERCISES if e.id == "shared-roof")
-    assert shared_roof.choice_text(shared_roof.answer) == "compute-bound"  # 16 × 75 = 1200 > P
+    assert answers[("hidden", "shared-bandwidth")] == 900  # compute-bound at 100 GB/s, 12 × 75 at 75
+    assert answers[("overlap", "host-timer")] == 16.8  # the last issue (16 + g), not the step's end
+    assert answers[("hidden", "two-knobs")] == 18.47  # one knob undone: neither the old nor the new step
 
 
 def test_the_tail_exercise_uses_the_stop_time():

@@ -293,8 +293,8 @@ def set_through_the_view(lab, control: str, value: object) -> None:
         lab.switches[control].value = bool(value)
     elif control in getattr(model_class, "choice_controls", ()):
         lab.choosers[control].value = shown_setting(control, value, model_class)
-    else:
-        field(lab, control).input.value = format_number(value)
+    else:  # a number, or the timeline's Layers text as typed
+        field(lab, control).input.value = value if isinstance(value, str) else format_number(value)
     assert not any(f.error for f in lab.fields), [f.error for f in lab.fields if f.error]
 
 

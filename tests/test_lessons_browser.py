@@ -119,7 +119,8 @@ def work_exercise(
                 )
             else:
                 label = re.compile("^" + re.escape(name))  # not "First bucket cap"
-                type_value(lab, label, format_number(step.value))
+                typed = step.value if isinstance(step.value, str) else format_number(step.value)  # Layers is text
+                type_value(lab, label, typed)
         elif step.kind == "predict":
             expect(play).to_be_disabled()
             if not loads:

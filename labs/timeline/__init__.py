@@ -25,6 +25,9 @@ LAB = LabRegistration(
         "backward_stalled": "ms",
         "completed": "all-reduces",
         "straggler_wait": "ms",
+        "host_return": "ms",
+        "host_unseen": "ms",
+        "in_flight_layers": "layers",
         "read_early_count": "layers",
         "optimizer_early_count": "layers",
     },
@@ -33,6 +36,7 @@ LAB = LabRegistration(
         "completed": "all-reduce",
         "read_early_count": "layer",
         "optimizer_early_count": "layer",
+        "in_flight_layers": "layer",
     },
     choices={
         "result": ("valid", "invalid"),

@@ -261,6 +261,46 @@ class StepReadings:
         return self.exposed - self.slowest_rank_exposed
 
     @property
+    def host_return(self) -> float:
+        """When ``loss.backward()`` returns on the host, in ms: once it has issued the last all-reduce.
+
+        DDP's hooks issue each bucket's all-reduce from the host, and the call that ends backward only
+        makes the current stream wait for them (NCCL's ``work.wait()`` and the reducer's futures do not
+        block the host). A host timer stopped right after ``backward()``, with no synchronize, reads
+        this. The lab's host issues a bucket once it is ready (plus the launch gap g); a real host often
+        runs further ahead of the device and returns sooner still.
+        """
+        issued = self.schedule.bucket_issue
+        issued = issued[np.isfinite(issued)]
+        return float(issued.max()) if issued.size else 0.0
+
+    @property
+    def host_unseen(self) -> float:
+        """What a host timer around ``backward()`` without a synchronize misses, in ms: step end − :attr:`host_return`.
+
+        One synchronize at the step boundary (``torch.cuda.synchronize()`` before the timer stops)
+        waits for the last all-reduce, so it reads the step end; ``inf`` when the step hangs.
+        """
+        return self.step_time - self.host_return
+
+    def in_flight_layers_at(self, t: float) -> int:
+        """How many layers' gradients an all-reduce is summing at time ``t`` (ms).
+
+        The layers of every bucket whose all-reduce has started by ``t`` and not yet ended. With
+        ``gradient_as_bucket_view=True`` a layer's ``.grad`` is a view into its bucket, so an
+        in-place change to one of these at ``t`` changes the sum in flight.
+        """
+        s = self.schedule
+        return int(
+            sum(len(layers) for k, layers in enumerate(s.buckets) if s.bucket_start[k] <= t < s.bucket_end[k])
+        )
+
+    @property
+    def in_flight_layers(self) -> int:
+        """:meth:`in_flight_layers_at` the current time ``t``."""
+        return self.in_flight_layers_at(self.t)
+
+    @property
     def read_early_count(self) -> int:
         """How many layers' gradients an all-reduce read before every rank had written them."""
         return len(self.schedule.read_early)
