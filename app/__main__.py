@@ -1,5 +1,5 @@
 """``python -m app`` serves the course."""
 
-from app.web.server import main
+from app.site.server import main
 
 main()

@@ -37,7 +37,7 @@ def import_page_models() -> None:
     """Import what defines the page's Bokeh models, so that bokeh.client can build them here."""
     import panel.models  # noqa: F401 (registers Panel's Bokeh models)
 
-    import app.course.pages.lesson  # noqa: F401 (the lesson page's own components and the labs')
+    import app.site.pages.lesson  # noqa: F401 (the lesson page's own components and the labs')
 
 
 def bokeh_client_session(base_url: str) -> None:

@@ -17,8 +17,8 @@ import pytest
 from bokeh.document import Document
 from panel.io.state import state
 
-from app.web.server import routes
-from app.web.sessions import warm_up_paths
+from app.site.server import routes
+from app.site.sessions import warm_up_paths
 
 PAGE_PATHS = warm_up_paths(routes())
 """One path (with its query) per page kind: every route, every lesson, every lab."""

@@ -11,8 +11,8 @@ from app.classroom.store import ClassStore
 from app.classroom.student import ClassShare, RecentReads, class_result_text
 from app.course.content import load_lessons
 from app.course.exercise import ExerciseRunner, ExerciseSession
-from app.course.pages.lesson import lesson_view
 from app.course.progress import ProgressStore
+from app.site.pages.lesson import lesson_view
 from labs.queue.view import QueueLab
 from labs.timed import format_number
 from labs.timeline.view import TimelineLab

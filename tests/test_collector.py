@@ -111,7 +111,7 @@ def test_a_sweep_given_up_counts_as_an_unswept_session(monkeypatch):
 
 def test_start_up_settling_marks_what_an_early_session_froze_as_shared(monkeypatch):
     """A student whose page loaded before the warm-up ended froze everything: it is still start-up's."""
-    from app.web import sessions
+    from app.site import sessions
 
     monkeypatch.setattr(Collector, "installed", True)
     early = Node()

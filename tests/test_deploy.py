@@ -143,8 +143,8 @@ def test_compose_healthcheck_command_reads_healthz(status, healthy):
 
 
 def test_kubernetes_deployment_probes_healthz_behind_an_ingress_without_affinity():
+    from app.site.server import parse_args
     from app.web.frame_headers import parse_origins
-    from app.web.server import parse_args
 
     objects = kubernetes()
     assert sorted(objects) == ["Deployment", "Ingress", "Service"]

@@ -14,12 +14,12 @@ from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 from app import classroom
 from app.classroom.http import ClassDataHandler
 from app.course.content import load_lessons
-from app.course.pages.lesson import embed_link_html, lesson_view
 from app.course.progress import ProgressStore
+from app.site.not_found import missing_exercise_html, missing_lab_html
+from app.site.pages.lesson import embed_link_html, lesson_view
+from app.site.server import parse_args, routes
+from app.site.sessions import page_key
 from app.web import frame_headers
-from app.web.not_found import missing_exercise_html, missing_lab_html
-from app.web.server import parse_args, routes
-from app.web.sessions import page_key
 from labs.registry import registrations
 from tests.test_urls import assert_course_404, fetch
 from tests.tornado_thread import serving

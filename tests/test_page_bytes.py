@@ -20,9 +20,9 @@ from bokeh.settings import settings
 
 from app.course.catalog import lab_kinds
 from app.course.content import load_lessons
+from app.site.sessions import static_urls
 from app.web.delivery import brotli_store, compression
 from app.web.delivery.bundle_loading import UNUSED_BUNDLES
-from app.web.sessions import static_urls
 from tests.tornado_thread import serving
 from tests.waiting import poll
 

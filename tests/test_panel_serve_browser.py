@@ -72,7 +72,7 @@ def test_the_index_links_every_lab_and_it_opens(page):
 
 
 def test_the_readme_line_sends_a_lesson_compressed_without_mathjax(page):
-    """The README's line: static files compressed (app.web.panel_plugin) and the websocket deflated, as python -m
+    """The README's line: static files compressed (app.site.panel_plugin) and the websocket deflated, as python -m
     app."""
     responses = record_responses(page)
     handshakes = record_websocket_handshakes(page)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from app.course.catalog import lab_kinds
-from app.course.pages.index import course_list
 from app.course.progress import ProgressStore
-from app.web.server import routes
+from app.site.pages.index import course_list
+from app.site.server import routes
 from labs.registry import registrations
 from labs.timed import TimedModel
 from labs.ui.lab_view import LabView

@@ -6,7 +6,7 @@ import asyncio
 
 from tornado.websocket import WebSocketClosedError
 
-from app.web.server import ignore_closed_websockets
+from app.site.server import ignore_closed_websockets
 
 
 def test_closed_tab_noise_is_dropped_and_real_errors_are_reported():

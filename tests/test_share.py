@@ -18,10 +18,10 @@ from app.course.exercise import ExerciseRunner, ExerciseSession
 from app.course.exercise_card import CARD_FIELDS
 from app.course.lesson_text import LessonText
 from app.course.library import lessons
-from app.course.pages.lab import build_lab_page
 from app.course.progress import ProgressStore
+from app.site.pages.lab import build_lab_page
+from app.site.server import parse_args
 from app.web import share
-from app.web.server import parse_args
 from app.web.share import SHARE_JS, ShareButton, exercise_paths, lab_paths, parse_public_url
 from labs.registry import registrations
 

@@ -9,6 +9,7 @@ import pytest
 
 from app.course.content import load_lessons
 from app.course.exercise import ExerciseRunner, ExerciseSession
+from app.course.exercise_drawing import steps_html
 from app.course.progress import ProgressStore
 from app.trace.page.lab import HIDDEN, TraceLab
 from app.trace.page.sample import LATE_MS, SampleTraceReading, sample_run, sample_traces
@@ -112,8 +113,8 @@ def test_an_exercise_on_the_sample_gates_load_and_judges_from_the_parsed_trace()
     runner.start()
     assert not lab.shown.visible and lab.sample.disabled
     assert "Load the sample trace is off until you lock a prediction." in lab.hint.object
-    assert "Press Load the sample trace" in runner.steps_html()
-    assert "Load the sample trace stays off until you lock a prediction." in runner.steps_html()
+    assert "Press Load the sample trace" in steps_html(runner)
+    assert "Load the sample trace stays off until you lock a prediction." in steps_html(runner)
     lab.reset.clicks += 1
     assert "Press Load" not in lab.status.text and "until you lock a prediction" in lab.status.text  # issue 43
     runner.lock(exercise.choice_text(exercise.answer))

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 import pytest
 
 from app.course.content import load_lessons
-from app.course.pages.lesson import lesson_heading_html
-from app.web.not_found import missing_lesson_html, not_found_page, shorten
-from app.web.server import routes
-from app.web.urls import root_of
+from app.site.not_found import missing_lesson_html, not_found_page, shorten
+from app.site.pages.lesson import lesson_heading_html
+from app.site.server import routes
+from app.site.urls import root_of
 from labs.registry import registrations
 
 LESSONS = load_lessons()

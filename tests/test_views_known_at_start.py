@@ -12,7 +12,7 @@ from pathlib import Path
 
 CHECK = """
 import sys
-import app.web.panel_plugin  # what `panel serve ... --plugins app.web.panel_plugin` imports at start-up
+import app.site.panel_plugin  # what `panel serve ... --plugins app.site.panel_plugin` imports at start-up
 from bokeh.model import Model
 from panel.custom import ReactiveESM
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 
 import param
@@ -11,19 +10,13 @@ from panel.viewable import Viewer
 from app.course.catalog import lab_kinds
 from app.course.content import Exercise, Step
 from app.course.exercise_card import ExerciseCard
-from app.course.exercise_setup import SETUP_LABEL, apply_setup, setup_advice, setup_pending
-from app.course.exercise_words import (
-    amount_html,
-    counted,
-    describe_step,
-    model_reading,
-    play_buttons,
-    same,
-    shown_setting,
-)
+from app.course.exercise_drawing import card_fields
+from app.course.exercise_gate import gate_lab
+from app.course.exercise_setup import apply_setup, setup_pending
+from app.course.exercise_words import amount_html, counted, describe_step, model_reading, same, shown_setting
 from app.course.lesson_text import LessonText
 from app.course.progress import ProgressStore
-from app.course.variants import RETRY_LABEL, asked_with_new_numbers, variant_name
+from app.course.variants import asked_with_new_numbers, variant_name
 from app.web.share import exercise_paths
 from labs.numbers import NotANumber, parse_number
 from labs.timed import TimedModel
@@ -41,9 +34,11 @@ class ExerciseSession(param.Parameterized):
 class ExerciseRunner(Viewer):
     """One exercise beside one lab, for one session.
 
-    The runner watches the lab's model and its Reset, ticks steps off in order, keeps Play and Step
-    disabled until a prediction is locked, and compares the locked prediction with the value the
-    model shows once the last step is done.
+    The runner watches the lab's model and its Reset, ticks steps off in order, and compares the
+    locked prediction with the value the model shows once the last step is done. What the lab may
+    do meanwhile (Play and Step off until the lock, the setup advice) is
+    :func:`app.course.exercise_gate.gate_lab`'s job; what the card shows,
+    :func:`app.course.exercise_drawing.card_fields`'s.
     """
 
     exercise = param.Parameter(doc="The exercise spec (app.course.content.Exercise).")
@@ -81,8 +76,8 @@ class ExerciseRunner(Viewer):
         self._alone: LessonText | None = None
         self._spotlit: int | None = None  # the set step whose control was last brought into view
         self._played: int | None = None  # the run step during which Play was pressed (judged_on_play)
-        self._ran_unset = False  # Play was pressed after the lock with the setup not done
-        self._written = self.exercise  # the exercise as the lesson writes it; ``exercise`` may be a variant
+        self.ran_unset = False  # Play was pressed after the lock with the setup not done
+        self.written: Exercise = self.exercise  # as the lesson writes it; ``exercise`` may be a variant
         self._retries = 0  # how many times new numbers were asked for
         spec: Exercise = self.exercise
         self.key = f"{self.lesson_slug}/{spec.id}"
@@ -134,7 +129,7 @@ class ExerciseRunner(Viewer):
         # student types into the unlocked field before the second message lands.
         self.card.prediction = ""
         self._spotlit = self._played = None
-        self._ran_unset = False
+        self.ran_unset = False
         self.param.update(current=0, prediction=None, shown=None, notice="", new_round=False)
         if self.session.active == self.exercise.id:
             self._apply_gate()
@@ -157,36 +152,7 @@ class ExerciseRunner(Viewer):
         self._draw()
 
     def _apply_gate(self) -> None:
-        if self.lab is None:
-            return
-        reason = ""
-        running = self.active and not self.finished
-        if running:
-            runs_left = any(step.kind == "run" for step in self.exercise.steps[self.current :])
-            buttons, agree = play_buttons(self.model_class)
-            if not self.locked:
-                reason = f"{buttons} {'is' if agree else 'are'} off until you lock a prediction."
-            elif not runs_left and self.current < len(self.exercise.steps):
-                step = describe_step(self.exercise.steps[self.current], self.model_class)
-                reason = f"{buttons} wait{agree} while you do the exercise's next step: {step}."
-            elif not runs_left:  # every step done, but a setting was changed since (_finish says which)
-                reason = self.notice or f"{buttons} wait{agree} while you do the exercise's next step."
-        self.lab.gate(reason)
-        unset = running and self.locked and setup_pending(self.exercise, self.current)
-        buttons, _ = play_buttons(self.model_class)
-        run_words = buttons.removesuffix(" and Step")
-        self.advice = (
-            setup_advice(self.model, self.exercise, self.current, self._ran_unset, run_words)
-            if unset
-            else self.notice
-            if running and self.locked and self.current == len(self.exercise.steps)  # a setting changed since
-            else ""
-        )
-        if self.active or not self.session.active:  # (another active exercise drives the lab itself)
-            judged_on_play = self.model.judged_on_play and self._step_is("run")
-            self.lab.listen_for_play(running and not reason and (judged_on_play or unset))
-            self.lab.advise(self.advice if self.active else "")
-            self.lab.param.update(conceal=running, hidden_quantity=self.exercise.quantity if running else "")
+        gate_lab(self)
 
     # -- events from the lab -----------------------------------------------------------------
     def _lab_reset(self) -> None:
@@ -199,14 +165,14 @@ class ExerciseRunner(Viewer):
 
     def _lab_played(self) -> None:
         if self.active and not self.finished and self.locked and setup_pending(self.exercise, self.current):
-            self._ran_unset = True  # say at once that this run cannot be judged, and why
+            self.ran_unset = True  # say at once that this run cannot be judged, and why
             self._apply_gate()
             return
-        if self.active and not self.finished and self._step_is("run"):
+        if self.active and not self.finished and self.step_is("run"):
             self._played = self.current
             self._advance()
 
-    def _step_is(self, kind: str) -> bool:
+    def step_is(self, kind: str) -> bool:
         """Whether the next step to do is of this kind (``"set"``, ``"run"``, ...)."""
         steps = self.exercise.steps
         return self.current < len(steps) and steps[self.current].kind == kind
@@ -234,11 +200,11 @@ class ExerciseRunner(Viewer):
             The browser's seed (a whole number kept in its localStorage): each student meets the
             variants in an order of their own. Anything else counts as 0.
         """
-        if not self._written.vary:
+        if not self.written.vary:
             return
         whole = seed if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**53 else 0
         self._retries += 1
-        self.exercise = asked_with_new_numbers(self._written, whole, self._retries)
+        self.exercise = asked_with_new_numbers(self.written, whole, self._retries)
         self.start()
 
     def set_up(self) -> None:
@@ -251,7 +217,7 @@ class ExerciseRunner(Viewer):
             self.start()
         if self.finished or not setup_pending(self.exercise, self.current):
             return
-        self._ran_unset = False
+        self.ran_unset = False
         apply_setup(self.lab, self.exercise)
         self._advance()
 
@@ -318,10 +284,10 @@ class ExerciseRunner(Viewer):
             self.model.pause_at = pause_at  # the lab redraws: the page's player learns where to stop
         if self.current == len(steps) and not self.finished:
             self._finish()
-        elif self._step_is("set") and self._spotlit != self.current:
+        elif self.step_is("set") and self._spotlit != self.current:
             self._spotlit = self.current
             self.lab.spotlight(steps[self.current].control)  # the step names it: show where it is
-        elif self._step_is("run") and self._spotlit is not None and self._spotlit != self.current:
+        elif self.step_is("run") and self._spotlit is not None and self._spotlit != self.current:
             self._spotlit = self.current  # after a control set by hand, back to Play
             self.lab.show_picture()
         self._apply_gate()
@@ -381,87 +347,7 @@ class ExerciseRunner(Viewer):
     )
     def _draw(self) -> None:
         """Send the card what it shows now, in one message."""
-        self.card.param.update(
-            active=self.active,
-            steps_html=self.steps_html(),
-            locked=self.locked,
-            start_label=self.start_label(),
-            setup_label=self.setup_label(),
-            retry_label=RETRY_LABEL if self.active and self.finished and self._written.vary else "",
-            class_html=self.class_html(),
-            **self.feedback(),
-        )
-
-    def start_label(self) -> str:
-        """The card's button: "Start this exercise", then none until a verdict, then "Try again".
-
-        A class's new round for a shared prediction offers "Try again" before the verdict too.
-        """
-        if not self.active:
-            return "Start this exercise"
-        return "Try again" if self.finished or self.new_round else ""
-
-    def setup_label(self) -> str:
-        """The card's "Set up the lab" button while the exercise's setup is not done, else '' (none)."""
-        if not self.active or self.finished or self.lab is None:
-            return ""
-        return SETUP_LABEL if setup_pending(self.exercise, self.current) else ""
-
-    def class_html(self) -> str:
-        """The class line: that predictions are shared, whether this one was, and the class after a reveal."""
-        if self.classroom is None:
-            return ""
-        lines = [self.class_note or ("" if self.locked else self.classroom.notice_text)]
-        if self.class_result:
-            lines.append(self.class_result)
-        return "".join(f"<p>{html.escape(line)}</p>" for line in lines if line)
-
-    def steps_html(self) -> str:
-        """The heading, prompt, steps (ticked and current), and any notice, as escaped HTML."""
-        spec = self.exercise
-        items = []
-        for index, step in enumerate(spec.steps):
-            text = html.escape(describe_step(step, self.model_class, choice=bool(spec.choices)))
-            if self.active and index < self.current:
-                items.append(f'<li class="done">✓ {text}<span class="sr-only"> (done)</span></li>')
-            elif self.active and index == self.current:
-                items.append(f'<li class="current">{text}<span class="sr-only"> (next)</span></li>')
-            else:
-                items.append(f"<li>{text}</li>")
-        parts = [
-            f"<h{self.heading_level}>Exercise: {html.escape(spec.title)}</h{self.heading_level}>"
-            f"<p>{html.escape(spec.prompt)}</p>",
-            f'<ol class="steps" aria-label="Steps">{"".join(items)}</ol>',
-        ]
-        if self.notice:
-            parts.append(f'<p role="alert" class="field-error">{html.escape(self.notice)}</p>')
-        if self.advice and self.advice != self.notice:  # announced beside Play; here for whoever reads the card
-            parts.append(f'<p class="setup-note">{html.escape(self.advice)}</p>')
-        if self.active and not self.locked:
-            buttons, agree = play_buttons(self.model_class)
-            parts.append(f'<p class="gate">{buttons} stay{agree} off until you lock a prediction.</p>')
-        parts.append(self.progress.card_note_html(self.key, self.finished))
-        return "".join(parts)
-
-    def feedback(self) -> dict[str, str]:
-        """The verdict, its style and the explanation; all empty until the exercise has finished."""
-        if not self.finished:
-            return {"feedback_html": "", "verdict": "", "explanation_html": ""}
-        spec = self.exercise
-        verdict = "Correct" if self.correct else "Not quite"
-        explanation = f"<strong>Why:</strong> {html.escape(spec.explanation)}"
-        slip = None if self.correct else spec.mistake_for(self.prediction)
-        if slip is not None:  # name the reasoning that gives this very number
-            explanation = (
-                f"<p><strong>Where that {'choice' if spec.choices else 'number'} comes from:</strong> "
-                f"{html.escape(slip.reasoning)}</p>{explanation}"
-            )
-        predicted, shown = self.amount(self.prediction, exact=True), self.amount(self.shown)
-        return {
-            "feedback_html": f"{verdict}: you predicted {predicted}, and the lab shows {shown}.",
-            "verdict": "correct" if self.correct else "wrong",
-            "explanation_html": explanation,
-        }
+        self.card.param.update(card_fields(self))
 
     def __panel__(self) -> LessonText:
         """The exercise's card on its own, built once (a lesson page draws every card in its text)."""

@@ -53,7 +53,7 @@ class Fix:
         interpreter (major.minor). A post-release (1.9.4.post1) is in the range of its release.
     serving : str
         ``"any"``: installed under every way of serving; ``"app"``: only under ``python -m app``,
-        whose session reuse and session tracking it works with (``app.web.sessions``).
+        whose session reuse and session tracking it works with (``app.site.sessions``).
     only_if : str
         An environment variable that must be ``1`` for it to be installed at all (a bench's tool); when
         it is not, the fix is neither installed nor reported as skipped.

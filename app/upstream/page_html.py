@@ -1,6 +1,6 @@
 """A page's HTML rendered once per page kind, and each request's session token put into a copy of it.
 
-With session reuse (``app.web.sessions``) every request for a page is answered from that page kind's one
+With session reuse (``app.site.sessions``) every request for a page is answered from that page kind's one
 cached session: the same document, so the same scripts, stylesheets, roots and template every time.
 Panel renders it anew for each request all the same (``panel.io.server.server_html_page_for_session``:
 the document's resource bundle, then Bokeh's page template), and in a class of 100 students on one

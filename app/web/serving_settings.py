@@ -13,7 +13,7 @@ CPU, all of it spent finding nothing:
   builds every page with both still on, so a wrong signature fails there.
 
 :func:`install` is called by each way of serving (``python -m app``, and ``panel serve`` through
-:mod:`app.web.panel_plugin`), not on import, so tests and scripts keep Bokeh's defaults. A variable set
+:mod:`app.site.panel_plugin`), not on import, so tests and scripts keep Bokeh's defaults. A variable set
 in the environment wins: ``BOKEH_VALIDATE_DOC=true python -m app`` validates as before.
 """
 

@@ -12,7 +12,7 @@ The server says only which paths to share, relative to the course's root (:func:
 the page's own address, so the host is the one the browser used.
 
 ``/embed/…`` pages and the short ``/<slug>`` addresses exist only under ``python -m app``
-(:func:`app.web.server.main` calls :func:`set_own_server`); under ``panel serve`` the panel shares
+(:func:`app.site.server.main` calls :func:`set_own_server`); under ``panel serve`` the panel shares
 ``lab?id=<slug>`` and says that embedding needs the course's own server.
 """
 
@@ -131,7 +131,7 @@ def set_own_server(own: bool) -> None:
     Parameters
     ----------
     own : bool
-        True from :func:`app.web.server.main`; False (the default) under ``panel serve``.
+        True from :func:`app.site.server.main`; False (the default) under ``panel serve``.
     """
     _settings["own_server"] = bool(own)
 

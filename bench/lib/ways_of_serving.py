@@ -65,7 +65,7 @@ def readme_panel_serve() -> str:
     Returns
     -------
     str
-        For example ``.venv/bin/panel serve app/course/pages/[!_]*.py app/classroom/pages/instructor.py
+        For example ``.venv/bin/panel serve app/site/pages/[!_]*.py app/site/pages/instructor.py
         app/trace/page/trace.py ...``.
     """
     match = README_PANEL_SERVE.search((REPOSITORY / "README.md").read_text(encoding="utf-8"))

@@ -6,8 +6,8 @@ every student (about 120 ms of server CPU per first visit here, most of a sessio
 handlers keep the gzipped bytes of each file in memory instead, keyed by path, size and mtime.
 
 - ``python -m app`` puts :data:`ROUTES` in front of Bokeh's and Panel's own static routes
-  (``app.web.server``) and turns on ``compress_response`` for the rest (the page's HTML).
-- ``panel serve ... --plugins app.web.panel_plugin`` adds :data:`ROUTES` the documented way (a plugin
+  (``app.site.server``) and turns on ``compress_response`` for the rest (the page's HTML).
+- ``panel serve ... --plugins app.site.panel_plugin`` adds :data:`ROUTES` the documented way (a plugin
   module's ``ROUTES``); with no root app they are tried before Bokeh's static routes.
 
 A client that accepts brotli (every current browser, over HTTPS and on localhost) gets the file
@@ -238,4 +238,4 @@ ROUTES = [
     (r"/static/extensions/(.*)", CompressedExtensionStatic, {"root": extension_dirs}),
     (r"/static/(.*)", CompressedBokehStatic),
 ]
-"""The routes, in the order they must be tried (``app.web.server``, ``app.web.panel_plugin``)."""
+"""The routes, in the order they must be tried (``app.site.server``, ``app.site.panel_plugin``)."""

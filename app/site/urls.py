@@ -28,14 +28,14 @@ from tornado.routing import Matcher, PathMatches, Rule
 from tornado.web import RequestHandler
 
 from app.course.library import lessons
-from app.web.frame_headers import EMBED_LESSON, EMBED_PREFIX
-from app.web.not_found import (
+from app.site.not_found import (
     missing_exercise_html,
     missing_lab_html,
     missing_lesson_html,
     missing_page_html,
     not_found_page,
 )
+from app.web.frame_headers import EMBED_LESSON, EMBED_PREFIX
 from labs.registry import registrations
 
 

@@ -9,9 +9,9 @@ import os
 from tornado.web import RequestHandler
 
 from app import upstream
+from app.site.sessions import BuildCounter
 from app.upstream.collector import Collector
 from app.upstream.task_timer import TaskTimer
-from app.web.sessions import BuildCounter
 
 
 def live_objects() -> dict[str, int]:

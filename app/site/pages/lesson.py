@@ -22,7 +22,7 @@ from app.course.exercise_card import ExerciseCard
 from app.course.lesson_text import LessonText
 from app.course.library import lessons, query_param
 from app.course.progress import ProgressStore
-from app.web.not_found import missing_lesson_html, shorten
+from app.site.not_found import missing_lesson_html, shorten
 from app.web.shell import deferred, page
 from labs.ui.palette import ERROR_RED
 
@@ -191,7 +191,7 @@ def build() -> pn.template.base.BaseTemplate:
     """Build the lesson page the URL asks for, or a clear message if there is no such lesson."""
     slug = query_param("id")
     lesson = next((item for item in lessons() if item.slug == slug), None)
-    if lesson is None:  # under panel serve; python -m app answers these with a 404 page (app.web.urls)
+    if lesson is None:  # under panel serve; python -m app answers these with a 404 page (app.site.urls)
         return page("No such lesson", pn.pane.HTML(missing_lesson_html(slug), sizing_mode="stretch_width"))
     progress, classroom = _progress_and_class()
     exercise_id = query_param("exercise")
@@ -228,7 +228,7 @@ def build_embed() -> pn.template.base.BaseTemplate:
 
     Progress and predictions are kept as on the lesson page (the same browser storage, the same class);
     a link names no exercise of a lesson (``python -m app`` answers that with a 404 page first,
-    :mod:`app.web.urls`): the message says so, as on a lesson page.
+    :mod:`app.site.urls`): the message says so, as on a lesson page.
     """
     slug = query_param("id")
     exercise_id = query_param("exercise")

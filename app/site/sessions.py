@@ -27,9 +27,9 @@ from tornado.httpclient import AsyncHTTPClient
 from tornado.httputil import HTTPServerRequest
 
 from app.course.library import lessons
+from app.site.urls import exercise_key, exercise_keys
 from app.upstream.collector import mark_shared, track_session
 from app.web.frame_headers import EMBED_LESSON, EMBED_PREFIX
-from app.web.urls import exercise_key, exercise_keys
 from labs.registry import registrations
 
 
@@ -86,7 +86,7 @@ def warm_up_paths(routes: dict[str, object]) -> list[str]:
     paths = []
     for path in routes:
         if path == "/lesson":
-            paths += [f"/lesson?id={lesson.slug}" for lesson in lessons()]  # an unknown id is a 404 (app.web.urls)
+            paths += [f"/lesson?id={lesson.slug}" for lesson in lessons()]  # an unknown id is a 404 (app.site.urls)
         elif path == "/lab":
             paths += [f"/lab?id={lab.slug}" for lab in registrations()]
         elif path == EMBED_LESSON:  # one exercise is enough to warm the code up; the others are built on demand

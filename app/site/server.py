@@ -15,19 +15,18 @@ from tornado.websocket import WebSocketClosedError
 from app import upstream
 from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token
 from app.classroom.http import ClassDataHandler
-from app.classroom.pages import instructor
 from app.course.catalog import import_every_view
 from app.course.content import SpecError
 from app.course.library import lessons
-from app.course.pages import index, lesson
-from app.course.pages.lab import embed_routes, lab_routes
+from app.site.health import HealthHandler
+from app.site.pages import index, instructor, lesson
+from app.site.pages.lab import embed_routes, lab_routes
+from app.site.sessions import counted, enable_session_reuse, warm_up, warm_up_paths
+from app.site.urls import NotFoundHandler, url_rules
 from app.trace.page import trace
 from app.web import frame_headers, serving_settings, share
 from app.web.delivery import compression
 from app.web.frame_headers import EMBED_LESSON
-from app.web.health import HealthHandler
-from app.web.sessions import counted, enable_session_reuse, warm_up, warm_up_paths
-from app.web.urls import NotFoundHandler, url_rules
 
 
 def routes() -> dict[str, object]:

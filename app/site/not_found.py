@@ -2,7 +2,7 @@
 
 The messages (:func:`missing_lesson_html`, :func:`missing_lab_html`) are shared by the lesson and
 lab pages (``panel serve`` shows them inside the Panel frame, with HTTP 200) and by the 404 page
-that ``python -m app`` answers with (:func:`not_found_page`, served by :mod:`app.web.urls`). The 404
+that ``python -m app`` answers with (:func:`not_found_page`, served by :mod:`app.site.urls`). The 404
 page is plain HTML: no Bokeh session, no websocket, no script, so a wrong link costs the server
 next to nothing. Everything a URL brings in is shortened and HTML-escaped.
 """

@@ -1,7 +1,7 @@
-"""The routes ``panel serve`` adds for the course (``--plugins app.web.panel_plugin``).
+"""The routes ``panel serve`` adds for the course (``--plugins app.site.panel_plugin``).
 
-The README's line: ``panel serve app/course/pages/[!_]*.py app/classroom/pages/instructor.py
-app/trace/page/trace.py --plugins app.web.panel_plugin``.
+The README's line: ``panel serve app/site/pages/[!_]*.py app/site/pages/instructor.py
+app/trace/page/trace.py --plugins app.site.panel_plugin``.
 
 A ``panel serve`` plugin (Panel's documented ``--plugins`` flag) is a module with a ``ROUTES`` list
 of Tornado routes, tried after every page's own routes and before Bokeh's top-level ones:
@@ -38,4 +38,4 @@ ROUTES = [
     (r"/instructor/(export\.csv|rounds\.json)", ClassDataHandler),
     (r"/", RedirectHandler, {"url": "index"}),
 ]
-"""What ``--plugins app.web.panel_plugin`` serves, in the order it is tried."""
+"""What ``--plugins app.site.panel_plugin`` serves, in the order it is tried."""

@@ -2,8 +2,8 @@
 
 ``python -m app`` also serves ``/embed/<slug>``: the lab alone, for another site to frame.
 
-``panel serve app/course/pages/[!_]*.py app/classroom/pages/instructor.py app/trace/page/trace.py --plugins
-app.web.panel_plugin`` serves this file as ``/lab``, so every lab a
+``panel serve app/site/pages/[!_]*.py app/site/pages/instructor.py app/trace/page/trace.py --plugins
+app.site.panel_plugin`` serves this file as ``/lab``, so every lab a
 package registers is reachable there too without a page file of its own.
 """
 
@@ -14,8 +14,8 @@ import html
 import panel as pn
 
 from app.course.library import query_param
+from app.site.not_found import missing_lab_html
 from app.web.frame_headers import EMBED_PREFIX
-from app.web.not_found import missing_lab_html
 from app.web.share import ShareButton
 from app.web.shell import deferred, page
 from labs.registry import LabRegistration, registrations
@@ -117,7 +117,7 @@ def build() -> pn.template.base.BaseTemplate:
     lab = next((item for item in registrations() if item.slug == slug), None)
     if lab is not None:
         return build_lab_page(lab)
-    # Only under panel serve: python -m app answers an unknown lab with a 404 page (app.web.urls).
+    # Only under panel serve: python -m app answers an unknown lab with a 404 page (app.site.urls).
     return page("No such lab", pn.pane.HTML(missing_lab_html(slug), sizing_mode="stretch_width"))
 
 

@@ -1,1 +1,0 @@
-"""The instructor's page script."""

@@ -1,1 +1,0 @@
-"""The course's page scripts (``panel serve`` serves each file as a page): index, lesson, lab."""

@@ -1,0 +1,1 @@
+"""The page scripts (``panel serve`` serves each file as a page): index, lesson, lab, instructor."""
