@@ -3,8 +3,8 @@
 A session's server CPU is mostly the building of its document: the page's Python objects, their
 Bokeh models, the document's bookkeeping and its first serialization. Four modules make Bokeh and
 Panel do less of that for the same document (``app/upstream/lean_serialization.py``,
-``app/upstream/lean_references.py``, ``app/upstream/lean_models.py`` and ``CourseTemplate._init_doc`` in
-``app/web/shell.py``; their tests compare every page's document both ways). This bench builds each
+``app/upstream/lean_references.py``, ``app/upstream/lean_models.py`` and
+``app/upstream/template_freeze.py``; their tests compare every page's document both ways). This bench builds each
 lesson's page (with its lab, in one piece, as a test does: ``tests/page_documents.py``) and
 serializes it, alternating between the two kinds of code in one process, so the machine's drift
 falls on both alike, and prints the medians side by side.
@@ -22,16 +22,16 @@ import statistics
 import time
 from collections.abc import Callable
 
-import panel as pn
 from bokeh.core.has_props import HasProps
 from bokeh.model import util as model_util
+from panel.template.base import BasicTemplate
 
 from app.course.library import lessons
-from app.upstream import lean_models, lean_references, lean_serialization
-from app.web import shell
+from app.upstream import lean_models, lean_references, lean_serialization, template_freeze
 from tests.page_documents import page_document
 
-_LEAN_INIT_DOC = shell.CourseTemplate.__dict__["_init_doc"]
+_PANEL_INIT_DOC = template_freeze.panel_init_doc()
+_LEAN_INIT_DOC = template_freeze.wrap(_PANEL_INIT_DOC)
 
 
 def use(lean: bool) -> None:
@@ -43,7 +43,7 @@ def use(lean: bool) -> None:
     model_util.visit_immediate_value_references = (
         lean_references.visit_immediate_value_references if lean else lean_references._ORIGINAL
     )
-    shell.CourseTemplate._init_doc = _LEAN_INIT_DOC if lean else pn.template.BootstrapTemplate._init_doc
+    BasicTemplate._init_doc = _LEAN_INIT_DOC if lean else _PANEL_INIT_DOC
 
 
 def build_ms(path: str) -> float:

@@ -1,7 +1,7 @@
 """Every page's session document, built as a server builds it, and ways to compare two builds of it.
 
 Used by the tests of the modules that make Bokeh and Panel do less work for the same document
-(``app/lean_*.py``, ``CourseTemplate._init_doc``): each builds or reads every page's document with
+(``app/upstream/lean_*.py``, ``app/upstream/template_freeze.py``): each builds or reads every page's document with
 the library's own code and with the lean code, and compares.
 """
 

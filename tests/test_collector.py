@@ -109,15 +109,21 @@ def test_a_sweep_given_up_counts_as_an_unswept_session(monkeypatch):
     assert Collector.sweeps_given_up == 1 and Collector.held_back == 1 and Collector.thaws == 0
 
 
+def test_start_up_settling_freezes_nothing_without_the_collector(monkeypatch):
+    """OVERLAP_GC=panel (or a Panel without the hook): Panel's and CPython's collections see everything."""
+    monkeypatch.setattr(Collector, "installed", False)
+    gc.unfreeze()
+    collector.settle()
+    assert gc.get_freeze_count() == 0
+
+
 def test_start_up_settling_marks_what_an_early_session_froze_as_shared(monkeypatch):
     """A student whose page loaded before the warm-up ended froze everything: it is still start-up's."""
-    from app.site import sessions
-
     monkeypatch.setattr(Collector, "installed", True)
     early = Node()
     gc.freeze()  # as a session loaded during the warm-up does
     try:
-        sessions.settle_garbage_collector()
+        collector.settle()
         assert id(early) in collector.session_sweep.Shared.ids
     finally:
         collector.session_sweep.forget_shared()

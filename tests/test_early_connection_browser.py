@@ -1,4 +1,4 @@
-"""A lesson page's websocket opened from its head (app/web/delivery/early_connection.py), in Chromium.
+"""A lesson page's websocket opened from its head (app/upstream/early_connection.py), in Chromium.
 
 The page opens its websocket, and the server builds the student's session, while the bundles still
 download; Bokeh is then handed that socket. Proved here by holding Panel's bundle back (Bokeh cannot

@@ -3,7 +3,7 @@
 ``tests/js_cases.py`` computes the table from the Python functions (figure formats, readout
 templates, Play's sampling, reveal and bar clipping, the roofline hover); it is kept in
 ``tests/fixtures/js_twins.json``; ``node --test tests/js/`` checks the page's own files
-(``labs/ui/assets/*.js``) against it, and ``app/web/delivery/assets/early_connection.js`` against a fake
+(``labs/ui/assets/*.js``) against it, and ``app/upstream/assets/early_connection.js`` against a fake
 socket. Node comes with npm, which ``make test`` needs anyway: these tests skip without it, except
 where browsers are required (``OVERLAP_REQUIRE_BROWSER=1``).
 """

@@ -50,7 +50,7 @@ class HealthHandler(RequestHandler):
 
     def get(self) -> None:
         """Write the health report."""
-        contexts = self.application._applications.values()  # Bokeh's ApplicationContext per route
+        contexts = self.application.applications.values()  # BokehTornado's public ApplicationContext per route
         sessions = [session for context in contexts for session in context.sessions]
         report = {
             "status": "ok" if BuildCounter.ready else "starting",

@@ -10,6 +10,7 @@ import sys
 
 import panel as pn
 from tornado.iostream import StreamClosedError
+from tornado.web import GZipContentEncoding
 from tornado.websocket import WebSocketClosedError
 
 from app import upstream
@@ -24,6 +25,7 @@ from app.site.pages.lab import embed_routes, lab_routes
 from app.site.sessions import counted, enable_session_reuse, warm_up, warm_up_paths
 from app.site.urls import NotFoundHandler, url_rules
 from app.trace.page import trace
+from app.upstream import routes_first
 from app.web import frame_headers, serving_settings, share
 from app.web.delivery import compression
 from app.web.frame_headers import EMBED_LESSON
@@ -207,16 +209,17 @@ def main(argv: list[str] | None = None) -> None:
             check_unused_sessions_milliseconds=int(args.check_unused_sessions * 1000),
             # a Tornado setting: gzip the pages' HTML (static files: app.web.delivery.compression)
             compress_response=True,
+            # Tornado's transforms, as its Application takes them: that gzip, then who may frame which page,
+            # set on every response (app.web.frame_headers)
+            transforms=[GZipContentEncoding, frame_headers.transform(args.embed_from)],
             **serving_settings.WEBSOCKET_COMPRESSION,  # the Bokeh document deflated on the websocket
         )
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
             sys.exit(f"Cannot start: port {args.port} is in use; stop what uses it or pick another with --port.")
         sys.exit(f"Cannot start on {args.address}:{args.port}: {error.strerror or error}")
-    # Tried before Panel's routes: Bokeh's Server keeps its tornado.web.Application as ``_tornado``.
-    server._tornado.add_handlers(r".*", url_rules() + compression.ROUTES)
-    # Who may frame which page, set on every response (app.web.frame_headers).
-    server._tornado.add_transform(frame_headers.transform(args.embed_from))
+    # Tried before Panel's routes where app.upstream.routes_first is installed; else Bokeh's routes alone answer.
+    routes_first.add_first(server, url_rules() + compression.ROUTES)
     server.io_loop.asyncio_loop.set_exception_handler(ignore_closed_websockets)
     server.start()
     own = "127.0.0.1" if args.address in ("", "0.0.0.0", "::") else args.address

@@ -15,7 +15,6 @@ they are compressed before the first student asks (:mod:`app.web.delivery.compre
 
 from __future__ import annotations
 
-import gc
 import re
 from collections.abc import Callable
 from functools import wraps
@@ -28,7 +27,7 @@ from tornado.httputil import HTTPServerRequest
 
 from app.course.library import lessons
 from app.site.urls import exercise_key, exercise_keys
-from app.upstream.collector import mark_shared, track_session
+from app.upstream import collector
 from app.web.frame_headers import EMBED_LESSON, EMBED_PREFIX
 from labs.registry import registrations
 
@@ -121,12 +120,13 @@ def counted(build: Callable[[], object]) -> Callable[[], object]:
         doc = pn.state.curdoc
         if doc is not None:
             # as Panel words it where it writes the page's HTML (panel.io.server): one "../" per folder of
-            # the page's path (state.rel_path), so /embed/<lab>'s stylesheets are found too
+            # the page's path (state.rel_path), so /embed/<lab>'s stylesheets are found too; Bokeh's public
+            # Document.template_variables, the dictionary Panel's template fills
             rel_path = pn.state.rel_path
-            doc._template_variables.setdefault("dist_url", f"{rel_path}/{LOCAL_DIST}" if rel_path else LOCAL_DIST)
+            doc.template_variables.setdefault("dist_url", f"{rel_path}/{LOCAL_DIST}" if rel_path else LOCAL_DIST)
         built = build()
         if doc is not None and doc.session_context is not None:
-            track_session(doc)  # after build(): its freeze runs after the page's own onload pieces
+            collector.track_session(doc)  # after build(): its freeze runs after the page's own onload pieces
         return built
 
     return page
@@ -154,7 +154,7 @@ async def warm_up(base_url: str, paths: list[str]) -> None:
         page = await client.fetch(base_url + path, raise_error=False, request_timeout=60)
         BuildCounter.warm_ups += 1
         static.update(dict.fromkeys(static_urls(base_url + path, page.body or b"")))
-    settle_garbage_collector()
+    collector.settle()  # start-up's objects out of later full collections (only where the collector is on)
     BuildCounter.ready = True
     for url in static:  # gzipped now, brotli started on its thread (app.web.delivery.brotli_store)
         headers = {"Accept-Encoding": "br, gzip"}
@@ -182,17 +182,3 @@ def static_urls(page_url: str, html: bytes) -> list[str]:
     """
     found = (urljoin(page_url, match.decode("utf-8", "replace")) for match in STATIC_REFERENCE.findall(html))
     return list(dict.fromkeys(found))
-
-
-def settle_garbage_collector() -> None:
-    """Keep what start-up built out of every later garbage collection (``gc.freeze``).
-
-    A full collection walks every tracked object and holds the event loop meanwhile. The modules,
-    Panel's and Bokeh's own objects and the cached pages never become garbage, so after start-up they
-    are moved out of the collector's sight: each full collection then walks only the students'
-    sessions.
-    """
-    gc.unfreeze()  # a session loaded before the warm-up ended froze start-up's objects too: mark them all
-    gc.collect()
-    mark_shared()  # app.upstream.session_sweep stops at these objects
-    gc.freeze()

@@ -22,7 +22,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 
-from app.trace.events import DTYPE_BYTES, FLOW_CATEGORIES, GLOO_ALLREDUCE, PARAM_COMMS, Event
+from app.trace.events import DTYPE_BYTES, FLOW_CATEGORIES, PARAM_COMMS, Event
 
 NCCL_ALLREDUCE = re.compile(r"^nccl(Dev|SymkDev)?Kernel_(AllReduce|Generic)", re.IGNORECASE)
 """NCCL kernels named as an all-reduce (``ncclDevKernel_Generic`` too, as newer NCCL and RCCL name them,
@@ -241,8 +241,3 @@ def param_comms_in(issue: Event, comms: list[Event]) -> Event | None:
         if nested(issue, c):
             return c
     return None
-
-
-def is_gloo_run(ev: Event) -> bool:
-    """Whether an event is gloo's worker-thread run of an all-reduce."""
-    return ev.name == GLOO_ALLREDUCE

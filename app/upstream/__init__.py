@@ -27,7 +27,7 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
 
 ASSETS = Path(__file__).parent / "assets"
-"""The BokehJS fix the pages run in the browser (``.js``)."""
+"""The browser code of the fixes that run in the page (``.js``)."""
 
 SKIP_ENV = "OVERLAP_UPSTREAM_SKIP"
 """Fix names to skip, separated by commas, or ``all``."""
@@ -106,6 +106,12 @@ FIXES: tuple[Fix, ...] = (
         consequence="page builds make every default list and dict (more server time and memory per session)",
     ),
     Fix(
+        "template_freeze",
+        (PANEL,),
+        summary="a template's document counts its models once per build",
+        consequence="each page build recounts its document's models about seven times (more server time per session)",
+    ),
+    Fix(
         "bundle_onload",
         (PANEL, BOKEH),
         summary="Bokeh's embed code waits for the course's script loader",
@@ -118,11 +124,27 @@ FIXES: tuple[Fix, ...] = (
         consequence="a control changed before BokehJS drew it throws in the browser (a page error, Step stuck off)",
     ),
     Fix(
+        "early_connection",
+        (BOKEH,),
+        summary="a page's websocket opened from its head, handed to BokehJS",
+        consequence="a page opens its websocket only once its bundles have run (later first figures on a slow phone)",
+    ),
+    Fix(
         "page_html",
         (PANEL,),
         serving="app",
         summary="a cached session's page HTML rendered once",
         consequence="every page request renders its template again",
+    ),
+    Fix(
+        "routes_first",
+        (BOKEH,),
+        serving="app",
+        summary="the app's 404s, redirects and compressed static files tried before Bokeh's routes",
+        consequence=(
+            "an unknown lesson or lab answers 200 with its notice instead of a 404, a trailing slash is not "
+            "redirected, and static files go uncompressed (several times the bytes on a first visit)"
+        ),
     ),
     Fix(
         "collector",

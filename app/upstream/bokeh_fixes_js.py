@@ -11,7 +11,7 @@ sends it only where :func:`app.upstream.install` found the Bokeh it was checked 
 from __future__ import annotations
 
 from app.upstream import ASSETS
-from app.web.delivery.browser_code import script
+from app.upstream.browser_code import script
 
 BOKEH_FIXES_JS = script(ASSETS / "bokeh_fixes.js")
 """``assets/bokeh_fixes.js`` without its comment lines."""

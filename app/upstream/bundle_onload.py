@@ -13,7 +13,7 @@ from __future__ import annotations
 from bokeh.embed import wrappers
 
 from app.upstream import ASSETS
-from app.web.delivery.browser_code import script
+from app.upstream.browser_code import script
 
 WAITING_FOR_BUNDLES = script(ASSETS / "embed_waits.js")
 """The lines of the embed wrapper that run Bokeh's embed code, as :func:`install` writes them."""

@@ -210,3 +210,21 @@ def mark_shared() -> None:
     """What start-up left alive is shared by every session: a sweep stops there (only when installed)."""
     if Collector.installed:
         session_sweep.mark_shared()
+
+
+def settle() -> None:
+    """Keep what start-up built out of every later full collection (``gc.freeze``), where installed.
+
+    A full collection walks every tracked object and holds the event loop meanwhile. The modules,
+    Panel's and Bokeh's own objects and the cached pages never become garbage, so after start-up
+    (``app.site.sessions.warm_up``) they are moved out of the collector's sight: each full collection
+    then walks only the students' sessions. Without :func:`install` (``OVERLAP_GC=panel``, or a Panel
+    without the hook) nothing is frozen, so that Panel's and CPython's own collections are measured
+    as they are.
+    """
+    if not Collector.installed:
+        return
+    gc.unfreeze()  # a session loaded before the warm-up ended froze start-up's objects too: mark them all
+    gc.collect()
+    mark_shared()  # app.upstream.session_sweep stops at these objects
+    gc.freeze()

@@ -6,7 +6,7 @@ Panel renders it anew for each request all the same (``panel.io.server.server_ht
 the document's resource bundle, then Bokeh's page template), and in a class of 100 students on one
 process that was 5% of the server's CPU (py-spy, December 2026). The only part that differs is
 the token that names the student's new session (twice in a course page: Bokeh's embed script and
-the early websocket, :mod:`app.web.delivery.early_connection`).
+the early websocket, :mod:`app.upstream.early_connection`).
 
 :func:`server_html_page` renders a cached session's page once, with a placeholder where the token
 goes, keeps it beside the session's document, and answers each later request for that session with

@@ -10,7 +10,7 @@
 
 The headers are set on every response for those paths, whichever handler answers (Panel's page,
 the class's data, a 404), by one Tornado output transform added to the application
-(``tornado.web.Application.add_transform``, what Tornado's own ``compress_response`` uses): no
+(one of ``tornado.web.Application``'s ``transforms``, like Tornado's own gzip): no
 handler of Panel's or Bokeh's is changed. The class's data handler (``app.classroom.http``) also
 sets :data:`NO_FRAMING` itself, for ``panel serve``, which runs no such transform.
 """
@@ -86,7 +86,7 @@ def frame_headers(path: str, embed_from: str) -> dict[str, str]:
 
 
 def transform(embed_from: str = ANY_ORIGIN) -> type[OutputTransform]:
-    """The output transform that sets :func:`frame_headers` on each response, for ``Application.add_transform``.
+    """The output transform that sets :func:`frame_headers` on each response (one of Tornado's ``transforms``).
 
     Parameters
     ----------

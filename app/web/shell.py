@@ -8,12 +8,11 @@ from pathlib import Path
 
 import panel as pn
 import param
-from bokeh.document import Document
 from markupsafe import Markup
 
-from app.upstream import bokeh_fixes_js, is_installed
+from app.upstream import bokeh_fixes_js, early_connection, is_installed
 from app.web.connection import ConnectionWatch
-from app.web.delivery import bundle_loading, early_connection
+from app.web.delivery import bundle_loading
 from labs.ui.palette import NAVY, ROOT_CSS, inline
 
 CSS = inline("""
@@ -58,10 +57,10 @@ class CourseTemplate(pn.template.BootstrapTemplate):
 
     Its scripts are loaded BokehJS first, without the BokehJS bundles no course page uses (MathJax,
     WebGL), and followed by the BokehJS fix (:mod:`app.upstream.bokeh_fixes_js`): :func:`course_scripts`,
-    which :meth:`_update_vars` passes to the template as ``course_scripts`` (the reasons are in
-    :mod:`app.web.delivery.bundle_loading`).
-    Before them, the page opens its websocket itself (:mod:`app.web.delivery.early_connection`, the template's
-    ``early_connection``).
+    which the template reads as ``course_scripts`` (the reasons are in :mod:`app.web.delivery.bundle_loading`).
+    Before them, the page opens its websocket itself where that fix is installed
+    (:mod:`app.upstream.early_connection`, the template's ``early_connection``). Panel's template builds
+    the page's document with its models counted once where :mod:`app.upstream.template_freeze` is installed.
     """
 
     _template = Path(__file__).parent / "templates" / "course.html"
@@ -72,35 +71,6 @@ class CourseTemplate(pn.template.BootstrapTemplate):
     location = param.Boolean(default=False, readonly=True, doc="Whether Panel adds its Location model (never).")
 
     bare = param.Boolean(default=False, doc="A frame for another site to embed: no <header> (course.html).")
-
-    def _update_vars(self, *args) -> None:
-        """Panel's template variables, ``course_scripts`` and ``early_connection`` (set where Panel sets its own)."""
-        super()._update_vars(*args)
-        self._render_variables["course_scripts"] = course_scripts
-        self._render_variables["early_connection"] = early_connection.script_html
-        self._render_variables["bare"] = self.bare
-
-    def _init_doc(
-        self,
-        doc: Document | None = None,
-        comm: object | None = None,
-        title: str | None = None,
-        notebook: bool = False,
-        location: bool = True,
-    ) -> Document:
-        """Panel's ``_init_doc``, with the document's model count taken once, at the end.
-
-        Bokeh recounts a document's models (a walk of every reference from every root) each time a
-        root is added or a change is unfrozen; Panel adds a page's roots one by one and restyles
-        them, about seven recounts, each of the whole page so far, in one session's first piece.
-        Frozen, the document counts once, when Panel is done, and attaches every model then, its
-        theme applied as it is attached (``tests/test_template_freeze.py`` checks that every page's
-        document is the same either way). ``doc.models.freeze()`` is Bokeh's public API.
-        """
-        if doc is None:
-            return super()._init_doc(doc, comm, title, notebook, location)
-        with doc.models.freeze():
-            return super()._init_doc(doc, comm, title, notebook, location)
 
 
 def page(
@@ -159,6 +129,13 @@ def page(
         meta_viewport="width=device-width, initial-scale=1",
         bare=bare,
     )
+    doc = pn.state.curdoc
+    if doc is not None:
+        # What course.html reads beside Panel's own variables, through Bokeh's public Document.template_variables
+        # (the dictionary Panel's template fills; Panel's public add_variable is pn.Template's only)
+        doc.template_variables.update(
+            course_scripts=course_scripts, early_connection=early_connection.script_html, bare=bare
+        )
     if bare:
         heading_html = (
             "<div style='display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 16px'>"

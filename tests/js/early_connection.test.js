@@ -1,4 +1,4 @@
-// app/web/delivery/assets/early_connection.js against a fake WebSocket and a small Bokeh client: what Bokeh is
+// app/upstream/assets/early_connection.js against a fake WebSocket and a small Bokeh client: what Bokeh is
 // handed, in which order, and which frames go out, in each order the page's events can come in.
 const test = require("node:test")
 const assert = require("node:assert/strict")
@@ -6,7 +6,7 @@ const fs = require("node:fs")
 const path = require("node:path")
 const vm = require("node:vm")
 
-const SOURCE = fs.readFileSync(path.join(__dirname, "..", "..", "app", "web", "delivery", "assets", "early_connection.js"), "utf-8")
+const SOURCE = fs.readFileSync(path.join(__dirname, "..", "..", "app", "upstream", "assets", "early_connection.js"), "utf-8")
 const TOKEN = "a-session-token"
 const URL_OF_PAGE = "ws://course.example:5006/lesson/ws?id=overlap"
 
@@ -271,4 +271,19 @@ test("without a token nothing is opened", () => {
   run("")
   assert.equal(made.length, 0)
   assert.equal(window.overlapEarlyConnection, undefined)
+})
+
+test("a Bokeh that sets no onmessage as it creates its socket gets the socket as it is, nothing replayed", async () => {
+  const { window, early } = await pageThatAsked()
+  const socket = new window.WebSocket(URL_OF_PAGE, ["bokeh", TOKEN])
+  const heard = []
+  socket.addEventListener("message", (event) => heard.push(event.data))  // a later BokehJS listening another way
+  await settle()
+  assert.equal(socket, early)
+  assert.equal(window.overlapEarlyConnection.outcome, "Bokeh set no onmessage")
+  assert.equal(early.onmessage, null, "the page's own handler is gone")
+  await early.receive(PATCH)
+  assert.deepEqual(heard, PATCH, "what comes later goes straight to Bokeh's listener")
+  early.send("Bokeh's own frame")
+  assert.equal(early.sent.at(-1), "Bokeh's own frame", "sends go out as Bokeh writes them")
 })

@@ -1,31 +1,12 @@
 """The app's own browser code, read once per process, as it goes on the wire.
 
 Each package keeps its ``.js`` files in its own ``assets/`` folder (the labs' in ``labs/ui/assets/``).
+:func:`script` is :mod:`app.upstream.browser_code`'s, which the library fixes use too (that package
+imports nothing else of ``app``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from app.upstream.browser_code import script
 
-
-def script(*files: Path) -> str:
-    """The named files joined in order, without their comment lines.
-
-    The comments stay in the files for the next reader; a page is sent the code alone.
-
-    Parameters
-    ----------
-    *files : Path
-        The ``.js`` files, in the order they must run.
-
-    Returns
-    -------
-    str
-        Their lines, minus those that start with ``//``.
-    """
-    return "\n".join(
-        line
-        for file in files
-        for line in file.read_text(encoding="utf-8").splitlines()
-        if not line.lstrip().startswith("//")
-    )
+__all__ = ["script"]

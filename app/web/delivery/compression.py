@@ -54,6 +54,7 @@ class CompressedStatic(StaticFileHandler):
 
     _gzipped: ClassVar[dict[tuple[str, int, int], bytes | None]] = {}
     _lock: ClassVar[threading.Lock] = threading.Lock()
+    _cache_control: str | None = None  # this answer's Cache-Control so far, as set through set_header
 
     def initialize(self, *args, **kwargs) -> None:  # noqa: D102 - Tornado's hook, documented there
         self._coding: str | None = None  # the Content-Encoding of this answer, if compressed
@@ -184,8 +185,34 @@ class CompressedStatic(StaticFileHandler):
         if self._coding is not None:
             self.set_header("Content-Encoding", self._coding)
         if self._brotli_pending:
-            kept = self._headers.get("Cache-Control")
+            kept = self._cache_control
             self.set_header("Cache-Control", f"private, {kept}" if kept else "private")
+
+    def set_header(self, name: str, value: object) -> None:
+        """Tornado's ``set_header``, remembering the ``Cache-Control`` the static handler chose.
+
+        Parameters
+        ----------
+        name : str
+            The header's name.
+        value : object
+            Its value, as Tornado takes it.
+        """
+        super().set_header(name, value)
+        if name.lower() == "cache-control":
+            self._cache_control = str(value)
+
+    def clear_header(self, name: str) -> None:
+        """Tornado's ``clear_header``, forgetting a ``Cache-Control`` it clears.
+
+        Parameters
+        ----------
+        name : str
+            The header's name.
+        """
+        super().clear_header(name)
+        if name.lower() == "cache-control":
+            self._cache_control = None
 
     async def get(self, path: str, include_body: bool = True) -> None:
         """Answer with the brotli or gzipped file when the client takes it, else as Tornado would.

@@ -35,13 +35,17 @@ function frame(t) {
 
 // Bokeh rebuilds a button's <button> element when its label changes, which drops keyboard focus to
 // <body>: a second Enter would then do nothing. A button that had focus gets it back once rebuilt.
+// Only public parts are read: the view from Bokeh.index, its host element (view.el) and the host's
+// open shadow root, as the DOM gives it. Where any is missing the label changes and focus is left alone.
 function relabel(button, label) {
-  const view = Bokeh.index.find_one(button)
-  const focused = view != null && view.shadow_el.activeElement != null
+  const view = Bokeh.index?.find_one?.(button)
+  const root = view?.el instanceof Element ? view.el.shadowRoot : null
+  const focused = root != null && root.activeElement != null
   button.setv({label: label}, {sync: false})
   if (!focused) return
   const refocus = (tries) => {
-    if (view.button_el.isConnected && view.button_el.textContent.trim() === label) view.button_el.focus()
+    const element = root.querySelector("button")
+    if (element != null && element.isConnected && element.textContent.trim() === label) element.focus()
     else if (tries > 0) requestAnimationFrame(() => refocus(tries - 1))
   }
   refocus(10)

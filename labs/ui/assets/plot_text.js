@@ -2,15 +2,24 @@
 // across redraws. The CustomJS body of labs/ui/plot_text.py; args in scope: figures (the lab's plots) and
 // tables (the Div of data tables). Runs once each plot is laid out and whenever the server sends new texts.
 const open = tables._open ?? (tables._open = new Set())
-figures.forEach((fig, i) => {
-  const view = Bokeh.index.find_one(fig)
-  if (view == null) return
-  const layer = view.canvas_view.events_el
-  layer.setAttribute("role", "img")
-  layer.setAttribute("aria-label", fig.tags[0] ?? "")
+// The name goes on the plot's tab stop, BokehJS 3.9's event layer (view.canvas_view.events_el), which a
+// keyboard user lands on. Only where that member is an element: else on the plot's own element, through
+// Bokeh's public html_attributes (no plot has a toolbar or tools), so that a BokehJS without it still
+// names every plot and nothing throws.
+figures.forEach((fig) => {
+  const label = fig.tags[0] ?? ""
+  const layer = Bokeh.index?.find_one?.(fig)?.canvas_view?.events_el
+  if (layer instanceof Element) {
+    layer.setAttribute("role", "img")
+    layer.setAttribute("aria-label", label)
+    return
+  }
+  const attributes = fig.html_attributes ?? {}
+  if (attributes.role === "img" && attributes["aria-label"] === label) return
+  fig.setv({html_attributes: {...attributes, role: "img", "aria-label": label}}, {sync: false})
 })
-const table_view = Bokeh.index.find_one(tables)
-if (table_view == null) return
+const table_view = Bokeh.index?.find_one?.(tables)
+if (!(table_view?.el instanceof Element)) return
 requestAnimationFrame(() => {
   table_view.el.shadowRoot?.querySelectorAll("details[data-plot]").forEach((details) => {
     if (open.has(details.dataset.plot)) details.open = true

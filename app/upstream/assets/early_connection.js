@@ -4,7 +4,7 @@
 // 2.5 s after navigation). The server builds the student's session before it sends the ACK, and
 // only after the ACK does Bokeh ask for the document (PULL-DOC-REQ) and wait for it to download:
 // a session build and two round trips, with the network idle. Here the page opens that websocket
-// itself, from its head (same URL, same token: app/web/delivery/early_connection.py writes the call), so the
+// itself, from its head (same URL, same token: app/upstream/early_connection.py writes the call), so the
 // session is built while the bundles download, and asks for the document once the ACK is in and
 // the bundles have arrived (window.overlapBundlesFetched, from assets/bundle_loader.js), so that it
 // downloads while they run instead of sharing the network with them.
@@ -29,7 +29,8 @@
   const path = window.location.pathname.replace(/\/+$/, "")
   const url = `${scheme}//${window.location.host}${path}/ws${search.length > 0 ? `?${search}` : ""}`
   const ourRequest = `early-${Math.random().toString(36).slice(2)}`
-  // outcome: "waiting", then "handed over", "closed before Bokeh asked", "not asked for" or "failed".
+  // outcome: "waiting", then "handed over", "closed before Bokeh asked", "not asked for", "failed" or
+  // "Bokeh set no onmessage".
   // asked: ours went out; frames: how many were played to Bokeh; direct: Bokeh's handlers took the
   // socket over; closed: the socket closed (by either side).
   const state = { url, outcome: "waiting", asked: false, frames: 0, direct: false, closed: false }
@@ -157,6 +158,14 @@
     // onmessage is taken then, and it is played the open it missed and the frames so far.
     const ours = socket.onmessage
     queueMicrotask(() => {
+      if (typeof socket.onmessage !== "function" || socket.onmessage === ours) {
+        // A BokehJS that does not set onmessage as it creates its socket (this replay was checked on
+        // BokehJS 3.9): stand aside, the socket is Bokeh's as it is, nothing is replayed or held back.
+        state.outcome = "Bokeh set no onmessage"
+        socket.onmessage = null
+        if (Object.prototype.hasOwnProperty.call(socket, "send")) delete socket.send
+        return
+      }
       bokehReceives = socket.onmessage
       socket.onmessage = ours
       if (wasOpen && typeof socket.onopen === "function") socket.onopen(new Event("open"))

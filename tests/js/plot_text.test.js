@@ -1,0 +1,59 @@
+// labs/ui/assets/plot_text.js with fake BokehJS objects: each plot is named on BokehJS 3.9's event layer where
+// the view has one, else through the plot's public html_attributes, and nothing throws where members are gone.
+const test = require("node:test")
+const assert = require("node:assert/strict")
+const fs = require("node:fs")
+const path = require("node:path")
+
+const SOURCE = fs.readFileSync(path.join(__dirname, "..", "..", "labs", "ui", "assets", "plot_text.js"), "utf-8")
+
+class FakeElement {
+  constructor() {
+    this.attributes = {}
+  }
+  setAttribute(name, value) {
+    this.attributes[name] = value
+  }
+}
+
+// The CustomJS body run as BokehJS runs it: a function of its args, here with fakes for what it reads.
+function run(figures, views) {
+  const tables = {}
+  const Bokeh = views === null ? {} : { index: { find_one: (model) => views.get(model) ?? null } }
+  const body = new Function("figures", "tables", "Bokeh", "Element", "requestAnimationFrame", SOURCE)
+  body(figures, tables, Bokeh, FakeElement, () => undefined)
+}
+
+function plot(label) {
+  return {
+    tags: [label],
+    html_attributes: {},
+    setv(values, options) {
+      assert.deepEqual(options, { sync: false })
+      Object.assign(this, values)
+    },
+  }
+}
+
+test("a plot whose view has BokehJS 3.9's event layer is named there", () => {
+  const fig = plot("Backlog plot: grows")
+  const layer = new FakeElement()
+  run([fig], new Map([[fig, { canvas_view: { events_el: layer } }]]))
+  assert.deepEqual(layer.attributes, { role: "img", "aria-label": "Backlog plot: grows" })
+  assert.deepEqual(fig.html_attributes, {})
+})
+
+test("without that member the plot's own element is named through html_attributes", () => {
+  const fig = plot("Backlog plot: grows")
+  run([fig], new Map([[fig, { el: new FakeElement() }]]))
+  assert.deepEqual(fig.html_attributes, { role: "img", "aria-label": "Backlog plot: grows" })
+})
+
+test("without Bokeh.index nothing throws and every plot is still named", () => {
+  const figs = [plot("A plot: one"), plot("B plot: two")]
+  run(figs, null)
+  assert.deepEqual(
+    figs.map((fig) => fig.html_attributes["aria-label"]),
+    ["A plot: one", "B plot: two"],
+  )
+})
