@@ -44,6 +44,8 @@ class Figures:
         Sessions whose websocket got its ``ACK`` (each needs exactly one build).
     models : list of int
         Bokeh models in each opened session's document once it could be clicked.
+    students : int
+        Students in the class (sessions the load started).
     """
 
     open_ms: list[float]
@@ -60,6 +62,7 @@ class Figures:
     built: int | None
     connected: int
     models: list[int]
+    students: int
 
     @classmethod
     def of(cls, run: Run) -> Figures:
@@ -87,12 +90,13 @@ class Figures:
             built=built,
             connected=sum(1 for o in outcomes if o.connected),
             models=[o.models for o in opened if o.models is not None],
+            students=len(outcomes),
         )
 
     @property
     def cpu_ms_per_student(self) -> float:
-        """Server CPU over the load divided by the sessions that connected, in ms (NaN if none did)."""
-        return 1000 * sum(self.cpu) / self.connected if self.connected else math.nan
+        """Server CPU over the load divided by the students in the class, in ms (NaN for an empty class)."""
+        return 1000 * sum(self.cpu) / self.students if self.students else math.nan
 
     @property
     def built_once(self) -> bool | None:
