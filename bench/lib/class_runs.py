@@ -26,6 +26,9 @@ from bench.lib.procfs import machine_busy_seconds
 from bench.lib.servers import AppServer
 from bench.lib.student import Plan, run_load
 
+START_TIMEOUT = 300.0
+"""Seconds an app process may take to answer ``/healthz`` (a minute or more on a machine shared with test runs)."""
+
 TIMER_ENV = {"OVERLAP_TASK_TIMER": "1"}
 """What the bench starts an app process with: ``/healthz`` then reports the longest task and GC pause."""
 
@@ -249,7 +252,7 @@ def run_single(
         One per scenario.
     """
     env = {**TIMER_ENV, **({"OVERLAP_GC": "panel"} if gc_policy == "panel" else {}), SKIP_ENV: skip}
-    with AppServer(env=env, ready_path="/healthz", cwd=checkout) as server:
+    with AppServer(env=env, ready_path="/healthz", cwd=checkout, start_timeout=START_TIMEOUT) as server:
         name = "single" if gc_policy == "frozen" else "single, gc panel"
         name = f"before, {name}" if checkout is not None else name
         name = f"{name}, no {skip}" if skip else name
