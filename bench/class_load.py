@@ -100,7 +100,7 @@ Usage::
     .venv/bin/python -m bench.class_load --sessions 150 --ramp 60 --compare-gc
     .venv/bin/python -m bench.class_load --sessions 100 --ramp 60 --before /tmp/before
     .venv/bin/python -m bench.class_load --scenario seminar --rounds 2 \
-        --compare-skip lean_serialization,lean_models
+        --compare-skip lean_references,page_html,lean_models
 
 With ``--before DIR`` (another checkout, such as ``git worktree add /tmp/before <commit>``) one
 process of that checkout's app runs the same class after this one's, and the two are printed side
