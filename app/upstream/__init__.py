@@ -118,13 +118,6 @@ FIXES: tuple[Fix, ...] = (
         consequence="a control changed before BokehJS drew it throws in the browser (a page error, Step stuck off)",
     ),
     Fix(
-        "page_html",
-        (PANEL,),
-        serving="app",
-        summary="a cached session's page HTML rendered once",
-        consequence="every page request renders its template again",
-    ),
-    Fix(
         "collector",
         (PANEL, PYTHON),
         serving="app",
