@@ -99,11 +99,20 @@ Usage::
         [--app-health http://127.0.0.1:5007/healthz,http://127.0.0.1:5008/healthz] [--no-compare-single]
     .venv/bin/python -m bench.class_load --sessions 150 --ramp 60 --compare-gc
     .venv/bin/python -m bench.class_load --sessions 100 --ramp 60 --before /tmp/before
+    .venv/bin/python -m bench.class_load --scenario seminar --rounds 2 \
+        --compare-skip lean_references,page_html,lean_models
 
 With ``--before DIR`` (another checkout, such as ``git worktree add /tmp/before <commit>``) one
 process of that checkout's app runs the same class after this one's, and the two are printed side
 by side: this machine's speed drifts by a third within an hour, more than most changes move these
 figures, so a before/after compares only within one run.
+
+With ``--compare-skip FIXES`` (names of ``app.upstream`` fixes, separated by commas) the bench runs
+one process with every fix installed, then one with those fixes skipped (``OVERLAP_UPSTREAM_SKIP``,
+checked against the process's ``/healthz``), and with ``--rounds N`` repeats the pair N times, so
+the machine's drift falls on both alike. It prints the columns side by side, then, round by round,
+server CPU per student, click p95, page open p95 and Bokeh models per page with and without the
+fixes and their ratio; the spread between rounds is the noise a fix's ratio must exceed.
 """
 
 from __future__ import annotations
@@ -113,7 +122,7 @@ import time
 from pathlib import Path
 
 from bench.lib.class_records import SCENARIOS, Run, Scenario, custom_scenario
-from bench.lib.class_report import compare
+from bench.lib.class_report import compare, ratios
 from bench.lib.class_runs import Options, cluster_target, run_single, run_target
 from bench.lib.loopback import check_loopback
 from bench.lib.machine import measure
@@ -146,6 +155,17 @@ def parse_args() -> tuple[argparse.Namespace, list[Scenario]]:
         type=Path,
         help="also run one process of another checkout (git worktree add /tmp/before <commit>), side by side",
     )
+    parser.add_argument(
+        "--compare-skip",
+        metavar="FIXES",
+        help="also run one process with these app.upstream fixes skipped (OVERLAP_UPSTREAM_SKIP), side by side",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="with --compare-skip: run fixes-on then fixes-skipped this many times, alternating (default 1)",
+    )
     parser.add_argument("--seed", type=int, default=1, help="seed for start jitter and think times")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds allowed for each click's response")
     parser.add_argument("--open-timeout", type=float, default=240.0, help="seconds allowed for each page-open step")
@@ -154,6 +174,12 @@ def parse_args() -> tuple[argparse.Namespace, list[Scenario]]:
     args = parser.parse_args()
     if args.scenario and (args.sessions is not None or args.ramp is not None):
         parser.error("--scenario and --sessions/--ramp exclude each other")
+    if args.rounds != 1 and not args.compare_skip:
+        parser.error("--rounds needs --compare-skip")
+    if not 1 <= args.rounds <= 5:
+        parser.error("--rounds must be between 1 and 5")
+    if args.compare_skip and (args.url or args.compare_gc or args.before):
+        parser.error("--compare-skip runs processes started here only: not with --url, --compare-gc or --before")
     if args.app_health and not args.url:
         parser.error("--app-health needs --url")
     for url in [args.url or "http://127.0.0.1", *(args.app_health or "").split(",")]:
@@ -176,6 +202,31 @@ def parse_args() -> tuple[argparse.Namespace, list[Scenario]]:
     return args, [custom_scenario(sessions, ramp)]
 
 
+def compare_skip(scenarios: list[Scenario], options: Options, skip: str, rounds: int) -> None:
+    """Run every fix on, then ``skip``'s fixes off, ``rounds`` times in turn; print the columns and the ratios.
+
+    Parameters
+    ----------
+    scenarios : list of Scenario
+        What, in order, on each process.
+    options : Options
+        Seed and timeouts (the same students in every round).
+    skip : str
+        Fix names separated by commas (``OVERLAP_UPSTREAM_SKIP``).
+    rounds : int
+        How many on/off pairs, one process each, one after the other (never two at once).
+    """
+    pairs = []
+    for round_ in range(1, rounds + 1):
+        label = f"#{round_}" if rounds > 1 else ""
+        on = run_single(scenarios, options, label=label)
+        off = run_single(scenarios, options, skip=skip, label=label)
+        pairs.append((on, off))
+    for index in range(len(scenarios)):
+        compare([runs[index] for pair in pairs for runs in pair])
+        ratios([(on[index], off[index]) for on, off in pairs], skip)
+
+
 def main() -> None:
     """Run the scenarios against each target in turn, print each run, then the targets side by side."""
     started = time.perf_counter()
@@ -185,6 +236,10 @@ def main() -> None:
     scenarios = [scenario.scaled(speed.slowdown) for scenario in scenarios]
     options = Options(args.seed, args.timeout, args.open_timeout, args.idle_timeout, args.deadline, speed)
     columns: list[list[Run]] = []
+    if args.compare_skip:
+        compare_skip(scenarios, options, args.compare_skip, args.rounds)
+        print(f"total run time: {time.perf_counter() - started:.1f} s")
+        return
     if args.url:
         columns.append(run_target(cluster_target(args.url, args.app_health), scenarios, options))
     if not args.url or args.compare_single:

@@ -22,9 +22,11 @@ slower phone, and the figures of two runs compare only at similar speeds.
 
 With ``--before DIR`` (another checkout, such as ``git worktree add /tmp/before <commit>``) that
 checkout's app is opened in the same rounds too, visit for visit in turn with this one's: the
-machine's speed drifts between runs by more than most changes move these figures.
+machine's speed drifts between runs by more than most changes move these figures. With
+``--compare-skip FIXES`` a second app process of this checkout runs with those ``app.upstream`` fixes
+skipped (``OVERLAP_UPSTREAM_SKIP``) and is opened in the same rounds the same way.
 
-Usage: ``.venv/bin/python -m bench.time_to_lab [--runs 5] [--lesson overlap] [--before DIR]``
+Usage: ``.venv/bin/python -m bench.time_to_lab [--runs 5] [--lesson overlap] [--before DIR] [--compare-skip FIXES]``
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
+from app.upstream import SKIP_ENV
 from bench.lib.machine import REFERENCE_MACHINE_S, integer_additions_s
 from bench.lib.servers import AppServer, PanelServer
 from tests.chromium import launch
@@ -128,10 +131,17 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="visits per row (default 5)")
     parser.add_argument("--lesson", default="overlap", help="the lesson opened (default overlap)")
     parser.add_argument("--before", type=Path, help="another checkout whose app is opened in the same rounds")
+    parser.add_argument(
+        "--compare-skip",
+        metavar="FIXES",
+        help="also open this app with these app.upstream fixes skipped (OVERLAP_UPSTREAM_SKIP), in the same rounds",
+    )
     args = parser.parse_args()
     apps = {"app": AppServer(ready_path="/healthz")}
     if args.before:
         apps["before"] = AppServer(ready_path="/healthz", cwd=args.before.resolve())
+    if args.compare_skip:
+        apps[f"no {args.compare_skip}"] = AppServer(ready_path="/healthz", env={SKIP_ENV: args.compare_skip})
     bare = PanelServer("bare_lesson.py")
     rows = []
     speed = [integer_additions_s()]

@@ -100,7 +100,6 @@ print(json.dumps({
         "visit_immediate_value_references",
         "_dispatch_msgs",
         "_garbage_collect",
-        "server_html_page_for_session",
         "_ONLOAD",
         "BasicTemplate._init_doc",
     }
@@ -245,22 +244,21 @@ upstream.install()
 after = library_functions()
 print(json.dumps({"report": upstream.report(), "changed": [n for n in before if before[n] is not after[n]]}))
 """,
-        OVERLAP_UPSTREAM_SKIP="lean_models, page_html",
+        OVERLAP_UPSTREAM_SKIP="lean_models, lean_references",
     )
     assert said["report"]["skipped"] == {
         "lean_models": "skipped by OVERLAP_UPSTREAM_SKIP",
-        "page_html": "skipped by OVERLAP_UPSTREAM_SKIP",
+        "lean_references": "skipped by OVERLAP_UPSTREAM_SKIP",
     }
-    assert "HasProps.__init__" not in said["changed"] and "server_html_page_for_session" not in said["changed"]
+    assert "HasProps.__init__" not in said["changed"] and "visit_immediate_value_references" not in said["changed"]
     assert "HasProps.query_properties_with_values" in said["changed"]
 
 
 def test_what_needs_python_m_app_or_one_thread_is_refused_elsewhere():
     versions = upstream.found_versions()
-    page_html = next(fix for fix in FIXES if fix.name == "page_html")
     collector = next(fix for fix in FIXES if fix.name == "collector")
-    assert why_not(page_html, versions, "panel serve", frozenset(), 0) == "only under python -m app"
-    assert why_not(page_html, versions, "app", frozenset(), 0) == ""
+    assert why_not(collector, versions, "panel serve", frozenset(), 0) == "only under python -m app"
+    assert why_not(collector, versions, "app", frozenset(), 0) == ""
     assert (
         why_not(collector, versions, "app", frozenset(), 4) == "assumes one thread; Panel runs callbacks on 4 threads"
     )

@@ -12,66 +12,13 @@ The page sends back one message per click (``{"action": "lock", "text": ...}`` o
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import param
 
-from labs.ui.palette import inline
+from labs.ui import stylesheet
 
-CARD_CSS = inline("""
-section.exercise { border: 2px solid var(--ol-blue); border-radius: 8px; background: var(--ol-card-background);
-  margin: 10px 0; padding: 4px 12px 8px; }
-section.exercise h2, section.exercise h3 { margin: 6px 0; font-size: 1.17em; }
-ol.steps { padding-left: 1.4em; margin: 6px 0; }
-ol.steps li { margin: 2px 0; }
-ol.steps li.done { color: var(--ol-done-green); }
-ol.steps li.current { font-weight: 700; }
-.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
-.gate { color: var(--ol-gate-brown); font-weight: 600; }
-.field-error { color: var(--ol-error-red); font-weight: 600; margin: 0; }
-form.predict, .begin { display: flex; flex-wrap: wrap; gap: 8px; align-items: flex-end; margin: 8px 0; }
-form.predict[hidden], .begin[hidden], form.predict [hidden] { display: none; }
-form.predict label { display: flex; flex-direction: column; gap: 2px; font-size: 0.9rem; }
-form.predict fieldset { border: 1px solid var(--ol-input-edge); border-radius: 4px; margin: 0; padding: 4px 10px 6px; }
-form.predict legend { font-size: 0.9rem; padding: 0 4px; }
-form.predict label.choice { flex-direction: row; align-items: center; gap: 10px; min-height: 44px; font-size: 1rem; }
-form.predict label.choice input { width: 22px; height: 22px; min-height: 0; margin: 0; }
-form.predict input[type="text"] { font: inherit; padding: 8px; min-height: 44px; width: 15rem; max-width: 100%;
-  border: 1px solid var(--ol-input-edge); border-radius: 4px; }
-form.predict input[type="text"]:disabled { background: var(--ol-disabled-background); color: var(--ol-dark-grey); }
-section.exercise button { font: inherit; padding: 8px 16px; min-height: 44px; min-width: 44px; border-radius: 4px;
-  cursor: pointer; border: 1px solid var(--ol-card-button-edge);
-  background: var(--ol-white); color: var(--ol-card-button-edge); }
-section.exercise button.primary { background: var(--ol-card-button-blue); color: var(--ol-white); }
-section.exercise button:disabled { opacity: 0.55; cursor: not-allowed; }
-section.exercise :focus-visible { outline: 3px solid var(--ol-focus-orange); outline-offset: 2px; }
-.feedback { font-weight: 700; padding: 6px 10px; border-radius: 4px; }
-.feedback.correct { background: var(--ol-correct-background); color: var(--ol-correct-green); }
-.feedback.wrong { background: var(--ol-wrong-background); color: var(--ol-wrong-red); }
-.explanation { border-left: 4px solid var(--ol-explanation-edge); padding-left: 10px; }
-.setup-note { color: var(--ol-gate-brown); font-weight: 600; margin: 4px 0; }
-.dock-head { display: none; }
-section.exercise.docked .dock { position: fixed; left: 0; right: 0; bottom: 0; z-index: 40; max-height: 50vh;
-  overflow-y: auto; overscroll-behavior: contain; background: var(--ol-card-background);
-  border-top: 2px solid var(--ol-blue); box-shadow: 0 -4px 10px rgba(0, 0, 0, 0.2);
-  padding: 4px 12px calc(4px + env(safe-area-inset-bottom)); }
-section.exercise.docked .dock-head { display: block; }
-.dock-head p { margin: 2px 0; font-size: 0.9rem; }
-.dock-title { font-weight: 700; }
-.dock-prompt { display: -webkit-box; -webkit-line-clamp: 3; -webkit-box-orient: vertical; overflow: hidden;
-  cursor: pointer; }
-.dock-prompt.open { display: block; }
-.dock-next { color: var(--ol-navy); font-weight: 600; }
-section.exercise.docked form.predict { margin: 2px 0; row-gap: 2px; align-items: center; }
-section.exercise.docked form.predict label:not(.choice):not([hidden]) { display: contents; }
-section.exercise.docked form.predict label:not(.choice) > span { flex: 1 0 100%; font-size: 0.9rem; }
-section.exercise.docked form.predict input[type="text"] { flex: 1 1 8rem; width: auto; }
-section.exercise.docked form.predict fieldset:not([hidden]) { display: flex; flex-wrap: wrap; column-gap: 14px;
-  padding: 0 8px; }
-section.exercise.docked form.predict label.choice { min-height: 44px; }
-section.exercise.docked button.setup { margin: 2px 0; }
-.class-line { color: var(--ol-navy); font-size: 0.92rem; }
-.class-line p { margin: 4px 0; }
-""")
+CARD_CSS = stylesheet(Path(__file__).parent / "assets" / "exercise_card.css")
 """The cards' own style, inside the lesson text's shadow root."""
 
 

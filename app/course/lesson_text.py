@@ -34,47 +34,19 @@ from panel.custom import Child, JSComponent
 
 from app.course.exercise_card import CARD_CSS, CARD_FIELDS, ExerciseCard
 from app.web.share import SHARE_CSS, SHARE_JS, public_url
-from labs.ui.palette import inline
+from labs.ui import stylesheet
 from labs.ui.stage import PINNED_FROM
 
 LESSON_TEXT_JS = (Path(__file__).parent / "assets" / "lesson_text.js").read_text(encoding="utf-8")
 
-PROSE_CSS = inline("""
-:host { width: 100%; }
-.prose h1 { margin-block: 0.34em; }
-.prose h2 { margin-block: 0.42em; }
-.prose h3 { margin-block: 0.5em; }
-.prose h4 { margin-block: 0.67em; }
-.prose ul, .prose ol { padding-inline-start: 2em; }
-.prose strong { font-weight: 600; }
-.prose a { color: var(--design-primary-color, var(--panel-primary-color)); }
-.prose code { color: var(--ol-code-blue); background: var(--ol-code-background); }
-.prose a.header-anchor { visibility: hidden; text-decoration: none; margin-left: 0.25em; }
-.prose h1:hover a.header-anchor, .prose h2:hover a.header-anchor, .prose h3:hover a.header-anchor,
-.prose a.header-anchor:focus { visibility: visible; }
-.prose td, .prose th { border: 1px solid; border-collapse: collapse; padding: 5px; }
-.prose table { display: block; max-width: 100%; overflow-x: auto; }
-.prose p { overflow-wrap: break-word; }
-.prose pre { text-align: left; overflow-x: auto; }
-.prose .codehilite { background: var(--code-bg-color); }
-""")
+PROSE_CSS = stylesheet(Path(__file__).parent / "assets" / "prose.css")
 """Panel's Markdown look (its ``markdown.css``), kept to the prose, with inline code at 10:1; a table
 wider than a phone scrolls in its own box."""
 
 SIDE_BY_SIDE_FROM = PINNED_FROM
 """The window width (px) from which the lab stands beside the text: where the lab pins its picture."""
 
-LAYOUT_CSS = f"""
-.lesson {{ display: block; }}
-.lesson-parts {{ min-width: 0; }}
-.lesson-lab {{ margin: 12px 0; }}
-@media (min-width: {SIDE_BY_SIDE_FROM}px) {{
-  .lesson.with-lab {{ display: flex; gap: 24px; align-items: flex-start; }}
-  .with-lab .lesson-parts {{ flex: 1 1 420px; max-width: 760px; }}
-  .with-lab .lesson-lab {{ flex: 1 1 420px; min-width: 0; margin: 0; position: sticky; top: 0;
-    max-height: calc(100vh - 56px); overflow-y: auto; overscroll-behavior: contain; }}
-}}
-"""
+LAYOUT_CSS = stylesheet(Path(__file__).parent / "assets" / "lesson_layout.css", SIDE_BY_SIDE_FROM=SIDE_BY_SIDE_FROM)
 """Text and lab side by side on a wide screen (the lab's pane pinned and scrolling on its own), one
 column on a narrow one."""
 

@@ -130,13 +130,6 @@ FIXES: tuple[Fix, ...] = (
         consequence="a page opens its websocket only once its bundles have run (later first figures on a slow phone)",
     ),
     Fix(
-        "page_html",
-        (PANEL,),
-        serving="app",
-        summary="a cached session's page HTML rendered once",
-        consequence="every page request renders its template again",
-    ),
-    Fix(
         "routes_first",
         (BOKEH,),
         serving="app",

@@ -13,9 +13,8 @@ opens the same websocket instead, so all of it happens while the bundles downloa
 handed the open socket with what it has received (the asset's comments say how).
 
 The course template (``templates/course.html``) calls :func:`script_html` with the page's session
-token, which Bokeh's page template has as ``doc.token``. With session reuse the page's HTML is
-rendered once per page kind and each request's token put into a copy (:mod:`app.upstream.page_html`): the
-token then appears twice in the page, here and in Bokeh's own embed script.
+token, which Bokeh's page template has as ``doc.token``: the token then appears twice in the page,
+here and in Bokeh's own embed script.
 """
 
 from __future__ import annotations

@@ -42,6 +42,10 @@ class Figures:
         Sessions the processes built over the load (``built - warm_ups``, after minus before).
     connected : int
         Sessions whose websocket got its ``ACK`` (each needs exactly one build).
+    models : list of int
+        Bokeh models in each opened session's document once it could be clicked.
+    students : int
+        Students in the class (sessions the load started).
     """
 
     open_ms: list[float]
@@ -57,6 +61,8 @@ class Figures:
     longest_gc_ms: list[float | None]
     built: int | None
     connected: int
+    models: list[int]
+    students: int
 
     @classmethod
     def of(cls, run: Run) -> Figures:
@@ -83,7 +89,14 @@ class Figures:
             longest_gc_ms=[a.longest_gc_ms for a in run.after],
             built=built,
             connected=sum(1 for o in outcomes if o.connected),
+            models=[o.models for o in opened if o.models is not None],
+            students=len(outcomes),
         )
+
+    @property
+    def cpu_ms_per_student(self) -> float:
+        """Server CPU over the load divided by the students in the class, in ms (NaN for an empty class)."""
+        return 1000 * sum(self.cpu) / self.students if self.students else math.nan
 
     @property
     def built_once(self) -> bool | None:

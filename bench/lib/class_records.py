@@ -80,6 +80,8 @@ class Outcome:
         Whether the readout after the two Steps showed t = 2.00 s and backlog = 6.00.
     feedback_ok : bool or None
         Whether the feedback said "Correct".
+    models : int or None
+        Bokeh models in its document once it could be clicked (pulled plus sent after load).
     """
 
     index: int
@@ -91,6 +93,7 @@ class Outcome:
     error: str = ""
     readout_ok: bool | None = None
     feedback_ok: bool | None = None
+    models: int | None = None
 
 
 @dataclass(frozen=True)

@@ -221,12 +221,22 @@ def _cells(run: Run, figures: Figures) -> dict[str, str]:
         "errors": str(figures.errors),
         "wrong": str(figures.wrong),
         "cpu": f"{cpu:.1f}" + (f" ({' + '.join(f'{c:.1f}' for c in figures.cpu)})" if len(figures.cpu) > 1 else ""),
+        "cpu_student": f"{figures.cpu_ms_per_student:.0f}",
+        "models": _models(figures.models),
         "longest": " / ".join(longest) if longest else "n/a",
         "longest_gc": " / ".join(f"{ms:.0f}" if ms is not None else "n/a" for ms in figures.longest_gc_ms) or "n/a",
         "other": f"{other_cpu(run):.1f} ({100 * other_cpu(run) / run.wall:.0f}% of a core)",
         "built_n": f"{figures.built if figures.built is not None else '?'} / {figures.connected}",
         "built": {True: "yes", False: "no", None: "not known"}[figures.built_once],
     }
+
+
+def _models(models: list[int]) -> str:
+    """The range of the sessions' model counts: ``"412"`` when all agree, ``"410-412"`` else."""
+    if not models:
+        return "n/a"
+    low, high = min(models), max(models)
+    return f"{low}" if low == high else f"{low}-{high}"
 
 
 ROWS = (
@@ -238,6 +248,8 @@ ROWS = (
     ("errors", "errors"),
     ("wrong", "wrong readouts"),
     ("cpu", "server CPU s, sum (per process)"),
+    ("cpu_student", "server CPU ms per student"),
+    ("models", "Bokeh models per page (min-max)"),
     ("longest", "longest task ms, per process"),
     ("longest_gc", "longest GC pause ms, per process"),
     ("other", "other processes' CPU s (quiet: ~0)"),
@@ -300,3 +312,33 @@ def class_database(lag: dict[str, Any]) -> None:
         f"{percentile(delays, 95):.2f} s (p95), {worst(delays):.2f} s (max) after the lock; the instructor's "
         "view adds at most its 1 s refresh" + (f" ({lag['problem']})" if lag["problem"] else "")
     )
+
+
+RATIO_FIGURES = (
+    ("server CPU ms per student", lambda f: f.cpu_ms_per_student),
+    ("click p95, all actions (ms)", lambda f: percentile(f.click_all, 95)),
+    ("page open p95 (s)", lambda f: percentile(f.open_ms, 95) / 1000),
+    ("Bokeh models per page (median)", lambda f: percentile([float(m) for m in f.models], 50)),
+)
+"""The figures :func:`ratios` sets side by side, and how each is drawn from a run's :class:`Figures`."""
+
+
+def ratios(pairs: list[tuple[Run, Run]], label: str) -> None:
+    """Print, for each round, each figure with and without the skipped fixes and their ratio (off / on).
+
+    Parameters
+    ----------
+    pairs : list of (Run, Run)
+        One per round: the run with every fix installed, then the run with ``label``'s fixes skipped,
+        the same scenario.
+    label : str
+        What the second run of each pair skipped, for the heading.
+    """
+    print(f"\nskipped {label} / all fixes on, round by round (ratio > 1: slower or more without them)")
+    for name, figure in RATIO_FIGURES:
+        cells = []
+        for on, off in pairs:
+            with_fix, without = figure(Figures.of(on)), figure(Figures.of(off))
+            ratio = without / with_fix if with_fix else float("nan")
+            cells.append(f"{with_fix:.4g} → {without:.4g} ({ratio:.2f}×)")
+        print(f"  {name:<32}" + "   ".join(cells))

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from bench.lib.app_health import CLUSTER_PORTS, AppProcess, discover, snapshot_all, wait_until_idle
+from app.upstream import SKIP_ENV
+from bench.lib.app_health import CLUSTER_PORTS, AppProcess, discover, get_json, snapshot_all, wait_until_idle
 from bench.lib.class_records import CUSTOM_CLICK_P95_MS, Run, Scenario
 from bench.lib.class_report import class_database, report
 from bench.lib.class_watch import ClassWatch
@@ -24,6 +25,9 @@ from bench.lib.machine import MachineSpeed
 from bench.lib.procfs import machine_busy_seconds
 from bench.lib.servers import AppServer
 from bench.lib.student import Plan, run_load
+
+START_TIMEOUT = 300.0
+"""Seconds an app process may take to answer ``/healthz`` (a minute or more on a machine shared with test runs)."""
 
 TIMER_ENV = {"OVERLAP_TASK_TIMER": "1"}
 """What the bench starts an app process with: ``/healthz`` then reports the longest task and GC pause."""
@@ -216,7 +220,12 @@ def run_target(target: Target, scenarios: list[Scenario], options: Options) -> l
 
 
 def run_single(
-    scenarios: list[Scenario], options: Options, gc_policy: str = "frozen", checkout: Path | None = None
+    scenarios: list[Scenario],
+    options: Options,
+    gc_policy: str = "frozen",
+    checkout: Path | None = None,
+    skip: str = "",
+    label: str = "",
 ) -> list[Run]:
     """Start one ``python -m app`` with the task timer, run the scenarios against it, stop it.
 
@@ -231,18 +240,35 @@ def run_single(
         (Panel's and CPython's own garbage collection, without app.upstream.collector), to compare the two.
     checkout : pathlib.Path, optional
         Another checkout of the app (``--before``) to start instead of this one.
+    skip : str
+        Fixes of ``app.upstream`` to leave out (``OVERLAP_UPSTREAM_SKIP``, names separated by commas);
+        the process's ``/healthz`` must report each of them skipped and every other one as before.
+    label : str
+        Added to the column's name (the round, with ``--rounds``).
 
     Returns
     -------
     list of Run
         One per scenario.
     """
-    env = {**TIMER_ENV, **({"OVERLAP_GC": "panel"} if gc_policy == "panel" else {})}
-    with AppServer(env=env, ready_path="/healthz", cwd=checkout) as server:
+    env = {**TIMER_ENV, **({"OVERLAP_GC": "panel"} if gc_policy == "panel" else {}), SKIP_ENV: skip}
+    with AppServer(env=env, ready_path="/healthz", cwd=checkout, start_timeout=START_TIMEOUT) as server:
         name = "single" if gc_policy == "frozen" else "single, gc panel"
         name = f"before, {name}" if checkout is not None else name
+        name = f"{name}, no {skip}" if skip else name
+        name = f"{name} {label}" if label else name
+        _check_skipped(f"{server.base_url}/healthz", skip)
         target = Target(name, server.base_url, [AppProcess(f"{server.base_url}/healthz")], server.problems)
         return run_target(target, scenarios, options)
+
+
+def _check_skipped(health_url: str, skip: str) -> None:
+    """Stop the bench unless the process's ``/healthz`` reports exactly the fixes in ``skip`` skipped on purpose."""
+    wanted = {name.strip() for name in skip.split(",") if name.strip()}
+    upstream = get_json(health_url).get("upstream", {})
+    on_purpose = {name for name, why in upstream.get("skipped", {}).items() if SKIP_ENV in why}
+    if on_purpose != wanted or wanted & set(upstream.get("installed", ())):
+        raise SystemExit(f"{health_url}: asked to skip {sorted(wanted)}, /healthz reports {upstream}")
 
 
 def cluster_target(url: str, app_health: str | None) -> Target:

@@ -330,6 +330,7 @@ async def student(index: int, plan: Plan, client: AsyncHTTPClient, start_delay: 
         ids = await usable(session, plan.open_timeout)
         outcome.opened_at = session.timings["usable"] - t0
         outcome.open_ms = (session.timings["usable"] - session.timings["start"]) * 1000
+        outcome.models = len(session.doc.models) if session.doc is not None else None
         readout = changed(ids.readout, "text")
 
         stage = "reset"

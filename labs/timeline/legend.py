@@ -7,8 +7,10 @@ The swatches are drawn with CSS gradients in the hatches the figure uses (``/`` 
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
 from labs.timeline.text import COMM, COMPUTE
+from labs.ui import stylesheet
 from labs.ui.palette import (
     BLUE,
     DARK_GREY,
@@ -62,17 +64,7 @@ WRONG: tuple[tuple[str, str], ...] = (
 )
 """What only a broken overlap draws, behind a disclosure: a swatch's CSS and its meaning."""
 
-LEGEND_CSS = (
-    "<style>"
-    ".key{font-size:0.875rem;margin:2px 0 4px}"
-    "ul.key-list{list-style:none;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:2px 14px}"
-    "ul.key-list li{display:flex;align-items:center;gap:6px}"
-    ".swatch{display:inline-block;width:22px;height:14px;border-radius:2px;flex:none}"
-    ".mark{display:inline-block;width:14px;text-align:center;font-size:1.1rem;line-height:1;flex:none}"
-    ".key summary{cursor:pointer;color:var(--ol-button-blue);text-decoration:underline;margin:2px 0}"
-    ".key summary:focus-visible{outline:3px solid var(--ol-button-blue);outline-offset:2px}"
-    "</style>"
-)
+LEGEND_CSS = "<style>" + stylesheet(Path(__file__).parent / "assets" / "legend.css", compact=True) + "</style>"
 
 
 def _swatches(entries: tuple[tuple[str, str], ...]) -> list[str]:

@@ -8,10 +8,10 @@ a colour changes here or not at all.
 Three ways to use them:
 
 - Python (Bokeh figures, inline ``style`` attributes): the constants, e.g. ``color=BLUE``.
-- CSS held in a Python string: write ``var(--ol-blue)`` and pass the string through
-  :func:`inline`, which puts the colour itself in its place. The served CSS is then the same
-  whether or not the page defines the custom properties (a shadow root, a test page), and the CSS
-  reads the same as it would in a file.
+- A component's stylesheet, kept in an ``assets/*.css`` file: write ``var(--ol-blue)`` and read it
+  with :func:`labs.ui.stylesheet`, which passes it through :func:`inline` to put the colour itself
+  in its place. The served CSS is then the same whether or not the page defines the custom
+  properties (a shadow root, a test page).
 - A static ``.css`` file on a page that includes :data:`ROOT_CSS` (every course page does, through
   ``app/web/shell.py``; the 404 page puts it before its own style): ``var(--ol-blue)`` as it is.
 """

@@ -19,24 +19,13 @@ from bokeh.models import CustomJS, Div
 from bokeh.plotting import figure as Figure
 
 from labs.numbers import fixed
-from labs.ui import browser_code
-from labs.ui.palette import inline
+from labs.ui import ASSETS, browser_code, stylesheet
 
 # Runs once each plot has been laid out (inner_width) and whenever the server sends new texts
 # (tags); it names each plot's event layer and keeps open tables open across redraws.
 NAME_PLOTS_JS = browser_code("plot_text.js")
 
-TABLE_CSS = inline(
-    "<style>"
-    "details{margin:4px 0}summary{cursor:pointer;color:var(--ol-button-blue);text-decoration:underline}"
-    "summary:focus-visible{outline:3px solid var(--ol-button-blue);outline-offset:2px}"
-    "table{border-collapse:collapse;font-size:0.875rem;margin:4px 0}"
-    "caption{text-align:left;font-weight:600;padding:2px 0}"
-    "th,td{border:1px solid var(--ol-table-edge);padding:2px 8px;text-align:right}"
-    "th:first-child,td:first-child{text-align:left}"
-    ".scroll{max-height:240px;overflow:auto}"
-    "</style>"
-)
+TABLE_CSS = "<style>" + stylesheet(ASSETS / "plot_tables.css", compact=True) + "</style>"
 
 
 @dataclass

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 import param
 from panel.custom import Child, Children, JSComponent
 
-from labs.ui import browser_code
-from labs.ui.palette import inline
+from labs.ui import ASSETS, browser_code, stylesheet
 
 STAGE_JS = browser_code("stage.js")
 
@@ -31,37 +30,7 @@ WIDE = 880
 PINNED_FROM = 900
 """The window width (px) from which a lesson puts its lab beside the text, the picture pinned."""
 
-STAGE_CSS = inline(f"""
-:host {{ width: 100%; }}
-section.stage {{ container-type: inline-size; width: 100%; }}
-section.stage > h2 {{ margin: 4px 10px; font-size: 1.3rem; font-weight: 700; }}
-.layout {{ display: grid; grid-template-columns: minmax(0, 1fr); grid-template-areas: "picture" "panels" "more";
-  column-gap: 16px; align-items: start; }}
-.picture {{ grid-area: picture; min-width: 0; }}
-.more {{ grid-area: more; min-width: 0; }}
-.panels {{ grid-area: panels; display: flex; flex-direction: column; gap: 10px; margin: 8px 0; min-width: 0; }}
-@container (min-width: {WIDE}px) {{
-  .layout {{ grid-template-columns: minmax(0, 1fr) minmax(300px, 380px); grid-template-rows: auto 1fr;
-    grid-template-areas: "picture panels" "more panels"; }}
-}}
-.panel {{ border: 1px solid var(--ol-panel-edge); border-radius: 8px; background: var(--ol-panel-background);
-  padding: 2px 0 6px; }}
-.panel :is(h2, h3) {{ display: inline; margin: 0; font-size: 1rem; font-weight: 700; }}
-div.panel > :is(h2, h3) {{ display: block; margin: 6px 10px 0; }}
-summary {{ cursor: pointer; padding: 6px 10px 2px; min-height: 32px; }}
-summary:focus-visible {{ outline: 3px solid var(--ol-focus-orange); outline-offset: 2px; }}
-.fields {{ display: flex; flex-wrap: wrap; align-items: flex-start; }}
-.fields > * {{ scroll-margin-top: var(--pinned, 0px); scroll-margin-bottom: 8px; }}
-.spotlight {{ animation: spotlight 2.4s ease-out 1; border-radius: 6px; }}
-@keyframes spotlight {{
-  0%, 60% {{ box-shadow: 0 0 0 3px var(--ol-focus-orange); background: var(--ol-spotlight-background); }}
-  100% {{ box-shadow: 0 0 0 3px transparent; background: transparent; }}
-}}
-@media (min-width: {PINNED_FROM}px) {{
-  section.pinned .picture {{ position: sticky; top: 0; z-index: 3; background: var(--ol-white);
-    box-shadow: 0 6px 6px -6px rgba(0, 0, 0, 0.25); }}
-}}
-""")
+STAGE_CSS = stylesheet(ASSETS / "stage.css", WIDE=WIDE, PINNED_FROM=PINNED_FROM)
 
 
 @dataclass(frozen=True)

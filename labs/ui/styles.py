@@ -4,6 +4,7 @@ Panel and Bokeh render each component in its own shadow root, so page-wide CSS d
 inside: each piece gets these rules through its ``stylesheets``.
 """
 
+from labs.ui import ASSETS, stylesheet
 from labs.ui.palette import inline
 
 # Inline, because Panel replaces the stylesheets of the Bokeh models it renders.
@@ -12,11 +13,7 @@ READOUT_STYLE = inline(
     "background: var(--ol-note-background); border-left: 4px solid var(--ol-blue); border-radius: 4px"
 )
 
-READOUT_ROOM_CSS = """
-.readout[data-room] { display: grid; }
-.readout[data-room] > span, .readout[data-room]::after { grid-area: 1 / 1; }
-.readout[data-room]::after { content: attr(data-room); visibility: hidden; }
-"""
+READOUT_ROOM_CSS = stylesheet(ASSETS / "readout_room.css")
 """The room a lab's readout keeps (``labs.ui.playback.readout_html``'s ``room``): the longest text it
 shows, laid in the same grid cell as the text, hidden, so that the readout is as tall as that text
 would be at the page's width now, whatever it shows. Generated content that is hidden is neither
@@ -25,17 +22,4 @@ seen nor read, and is not in the element's text."""
 # Bokeh's own button styles: primary is white on #428bca (3.6:1) and the focus ring a 1px dotted
 # #bbbbbd (1.9:1). These reach 7:1 and a 3px ring of 7:1 against white. Every time-bar control is
 # at least 44 px high (WCAG 2.5.5's target size on a phone) and the light buttons have an edge.
-CONTROL_CSS = inline("""
-.bk-btn, select { min-height: 44px; font-size: 1rem; }
-.bk-btn-light { background-color: var(--ol-white); border: 1px solid var(--ol-input-edge); color: var(--ol-ink); }
-.bk-btn-light:hover:not(:disabled) { background-color: var(--ol-note-background); }
-.bk-btn-primary {
-  background-color: var(--ol-button-blue); border-color: var(--ol-button-blue); color: var(--ol-white);
-}
-.bk-btn-primary:hover:not(:disabled) {
-  background-color: var(--ol-button-blue-hover); border-color: var(--ol-button-blue-hover);
-}
-.bk-btn:focus, .bk-btn:focus-visible, select:focus-visible {
-  outline: 3px solid var(--ol-button-blue); outline-offset: 2px;
-}
-""")
+CONTROL_CSS = stylesheet(ASSETS / "controls.css")

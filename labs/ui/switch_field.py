@@ -12,14 +12,9 @@ from pathlib import Path
 import param
 from panel.custom import JSComponent
 
-from labs.ui.palette import inline
+from labs.ui import ASSETS, stylesheet
 
-SWITCH_CSS = inline("""
-:host { flex: 1 1 240px; }
-label { display: flex; align-items: center; gap: 6px; margin: 8px 10px; font-size: 0.9rem; cursor: pointer; }
-input { width: 1.1rem; height: 1.1rem; margin: 0; font-size: inherit; }
-input:focus-visible { outline: 3px solid var(--ol-focus-orange); outline-offset: 2px; }
-""")
+SWITCH_CSS = stylesheet(ASSETS / "switch_field.css")
 
 
 class SwitchField(JSComponent):

@@ -29,8 +29,7 @@ from __future__ import annotations
 import param
 from panel.custom import JSComponent
 
-from labs.ui import browser_code
-from labs.ui.palette import inline
+from labs.ui import ASSETS, browser_code, stylesheet
 
 TEXT_FIELD_JS = browser_code("text_field.js")
 
@@ -42,17 +41,7 @@ about 20 characters a line, and the labs' refusals (name, why, range, what is ke
 so no fixed room would hold them all without pushing every field far apart for a message most
 students never see. One line is kept, and a longer refusal grows once, when it comes."""
 
-FIELD_CSS = inline(f"""
-:host {{ flex: 1 1 170px; min-width: 150px; }}
-label {{ display: flex; flex-direction: column; gap: 3px; margin: 5px 10px 0; font-size: 0.9rem; }}
-input {{ font: inherit; font-size: 1rem; padding: 5px 8px; border: 1px solid var(--ol-input-edge); border-radius: 4px;
-  min-width: 0; }}
-input:focus-visible {{ outline: 3px solid var(--ol-focus-orange); outline-offset: 1px; }}
-input[aria-invalid="true"] {{ border: 2px solid var(--ol-error-red); padding: 4px 7px; }}
-.field-error {{ margin: 2px 10px 4px; min-height: {ERROR_LINE_EM}em; line-height: {ERROR_LINE_EM};
-  color: var(--ol-error-red); font-weight: 600; font-size: 0.85rem; overflow-wrap: anywhere; }}
-.field-error:empty {{ visibility: hidden; }}
-""")
+FIELD_CSS = stylesheet(ASSETS / "text_field.css", ERROR_LINE_EM=ERROR_LINE_EM)
 
 
 class TextField(JSComponent):

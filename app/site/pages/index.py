@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
 import panel as pn
 import param
@@ -11,20 +12,9 @@ from app.course.library import lessons
 from app.course.progress import ProgressStore
 from app.web.shell import page
 from labs.registry import registrations
-from labs.ui.palette import inline
+from labs.ui import stylesheet
 
-INDEX_CSS = inline("""
-:host { font-size: 1rem; line-height: 1.5; }
-p, li { font-size: 1rem; }
-h2 { font-size: 1.3rem; font-weight: 700; margin: 18px 0 6px; }
-h3 { font-size: 1.1rem; font-weight: 700; margin: 10px 0 2px; }
-a { color: var(--ol-link-blue); }
-ol.course { padding-left: 1.4em; }
-ol.course ul { padding-left: 1.2em; }
-li { margin: 3px 0; }
-.done-text { color: var(--ol-done-green); font-weight: 600; }
-.again-text { color: var(--ol-wrong-red); font-weight: 600; }
-""")
+INDEX_CSS = stylesheet(Path(__file__).parents[1] / "assets" / "index.css")
 """The index's own look, the same before and after the browser's progress arrives.
 
 Panel draws an HTML pane's first text and a later one under different stylesheets (the second

@@ -7,6 +7,7 @@ Pure functions of the parsed traces (no Panel), so the headless tests read them 
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from app.trace.ranks import RunTimeline
 from app.trace.report import tail_text
 from app.trace.summary import RunSummary
 from app.trace.timeline import StepTimeline
+from labs.ui import stylesheet
 from labs.ui.palette import (
     BAR_LABEL_INK,
     BLUE,
@@ -25,7 +27,6 @@ from labs.ui.palette import (
     ISSUE_BROWN,
     ORANGE,
     READY_NAVY,
-    SCROLL_EDGE_GREY,
 )
 
 READY_MARK, ISSUE_MARK = "▲", "▼"
@@ -43,11 +44,7 @@ TITLE_STYLE = "font-weight:600;margin:8px 0 4px"
 NARROW = 700
 """Below this width (px) the tables may be wider than the screen: a cue says to scroll them."""
 TABLE_CSS = (
-    "<style>.trace-scroll{overflow-x:auto;max-width:100%;-webkit-overflow-scrolling:touch}"
-    ".trace-scroll td,.trace-scroll th{white-space:nowrap}"
-    ".scroll-cue{display:none;margin:0 0 4px;font-size:0.85rem}"
-    f"@media (max-width:{NARROW}px){{.scroll-cue{{display:block}}"
-    f".trace-scroll{{border-right:3px solid {SCROLL_EDGE_GREY}}}}}</style>"
+    "<style>" + stylesheet(Path(__file__).parent / "assets" / "tables.css", compact=True, NARROW=NARROW) + "</style>"
 )
 """Each table scrolls sideways in its own box, one line per row; on a narrow screen a line above it says so
 and the box's right edge is drawn, where the table goes on past it."""
@@ -119,12 +116,13 @@ def headline_html(timelines: list[StepTimeline]) -> str:
     known = [tl for tl in timelines if tl.tail_ms is not None]
     slowest = max(known, key=lambda tl: tl.tail_ms) if known else None
     if len(timelines) > HEADLINE_RANKS and slowest is not None:
-        return html.escape(f"ranks = {len(timelines)}; the largest tail is on ") + line(slowest) + html.escape(
-            " (the table below has every rank's steps)"
+        return (
+            html.escape(f"ranks = {len(timelines)}; the largest tail is on ")
+            + line(slowest)
+            + html.escape(" (the table below has every rank's steps)")
         )
     lines = [
-        line(tl) + (html.escape(" (the largest tail)") if tl is slowest and len(known) > 1 else "")
-        for tl in timelines
+        line(tl) + (html.escape(" (the largest tail)") if tl is slowest and len(known) > 1 else "") for tl in timelines
     ]
     return f"{html.escape(f'ranks = {len(timelines)}')}<br>" + "<br>".join(lines)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 from functools import partial
+from pathlib import Path
 
 import panel as pn
 import param
@@ -35,16 +36,14 @@ from app.trace.ranks import RunTimeline, combine_ranks
 from app.trace.summary import summarize
 from app.trace.timeline import StepTimeline
 from app.web.background import in_worker_thread
+from labs.ui import stylesheet
 from labs.ui.live_readout import LiveReadout
-from labs.ui.palette import DONE_GREEN, WHITE
+from labs.ui.palette import WHITE
 from labs.ui.region import NamedRegion
 from labs.ui.styles import CONTROL_CSS
 
 MAX_FILE = "200MB"
-DROPPED_FILE_CSS = (
-    ".filepond--file-info-sub, .filepond--file-status-sub { opacity: 1 !important; }"
-    f"[data-filepond-item-state*='complete'] .filepond--item-panel {{ background-color: {DONE_GREEN} !important; }}"
-)
+DROPPED_FILE_CSS = stylesheet(Path(__file__).parent / "assets" / "dropped_file.css", compact=True)
 """FilePond draws each dropped file's size and status line at half opacity, white on grey, under WCAG's
 4.5:1 (axe: color-contrast); at full opacity they read like the file's name. Once a file has arrived
 its panel turns green, FilePond's own green, where white text is 3.6:1; the course's done green is 6.3:1."""
