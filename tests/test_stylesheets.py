@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.course import exercise_card, lesson_text
-from app.course.pages import index
+from app.site.pages import index
 from app.trace.page import shown, view
 from labs.timeline import legend
 from labs.ui import palette, plot_text, stage, styles, stylesheet, switch_field, text_field
@@ -26,17 +26,17 @@ SHEETS = {
     "app/course/assets/exercise_card.css": exercise_card.CARD_CSS,
     "app/course/assets/prose.css": lesson_text.PROSE_CSS,
     "app/course/assets/lesson_layout.css": lesson_text.LAYOUT_CSS,
-    "app/course/assets/index.css": index.INDEX_CSS,
+    "app/site/assets/index.css": index.INDEX_CSS,
 }
-"""Each stylesheet file of labs/ and app/ (but app/web's) and what its module sends."""
+"""Each stylesheet file of labs/ and app/ (but app/web's and the not-found page's) and what its module sends."""
 
 
 def test_every_css_file_is_sent_by_its_module():
     found = {
         str(path.relative_to(ROOT))
-        for folder in ("labs", "app/course", "app/trace", "app/classroom")
+        for folder in ("labs", "app/course", "app/trace", "app/classroom", "app/site")
         for path in (ROOT / folder).rglob("*.css")
-    }
+    } - {"app/site/not_found.css"}  # the not-found page's, sent with the page's own HTML
     assert found == set(SHEETS)
 
 
