@@ -29,6 +29,7 @@ import bokeh.embed.wrappers as wrappers
 import bokeh.model.util as model_util
 import panel.io.document as panel_document
 import panel.io.server as panel_server
+import panel.reactive as panel_reactive
 from bokeh.core.has_props import HasProps
 
 def library_functions():
@@ -41,6 +42,8 @@ def library_functions():
         "server_html_page_for_session": panel_server.server_html_page_for_session,
         "_ONLOAD": wrappers._ONLOAD,
         "Handle._run": asyncio.events.Handle._run,
+        "ReactiveCustomBase._set_on_model": panel_reactive.ReactiveCustomBase._set_on_model,
+        "ReactiveCustomBase._patch_datamodel_ref": vars(panel_reactive.ReactiveCustomBase)["_patch_datamodel_ref"],
     }
 """
 
@@ -100,6 +103,8 @@ print(json.dumps({
         "_garbage_collect",
         "server_html_page_for_session",
         "_ONLOAD",
+        "ReactiveCustomBase._set_on_model",
+        "ReactiveCustomBase._patch_datamodel_ref",
     }
     assert said["again"] == []  # idempotent
 
