@@ -345,3 +345,27 @@ def test_an_exercise_on_its_own_draws_its_card_in_one_text(page):
     assert alone is runner.__panel__()  # built once: a second call adds no second watcher of the card
     runner.card.prediction = "3"
     assert alone.cards[0] == runner.card.shown()
+
+
+def test_each_click_reaches_the_page_as_one_message_of_the_card(page):
+    """Lock empties, sets and locks the field and ticks the step; the lesson text sends the cards once for it."""
+    lab, _session, _progress, runners = page
+    runner = runners["growth"]
+    text = runner.__panel__()
+    prepare(lab, runner, 4, 3)
+    sent = []
+    text.param.watch(lambda event: sent.append(event.new[0]), "cards")
+    lock(runner, "1")
+    assert len(sent) == 1
+    assert sent[0] == runner.card.shown() and runner.card.locked and runner.card.prediction == "1"
+    for _ in range(50):  # each Step, the last one with its tick and the verdict: at most one message
+        sent.clear()
+        send(lab, "step")
+        assert len(sent) <= 1
+        if runner.finished:
+            break
+    assert runner.finished and sent == [runner.card.shown()] and runner.card.feedback_html
+    sent.clear()
+    runner.card.receive({"action": "start"})  # Try again: the field emptied and unlocked in the same message
+    assert len(sent) == 1 and sent[0] == runner.card.shown()
+    assert not runner.card.locked and runner.card.prediction == ""

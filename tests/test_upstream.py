@@ -29,6 +29,7 @@ import bokeh.embed.wrappers as wrappers
 import bokeh.model.util as model_util
 import panel.io.document as panel_document
 import panel.io.server as panel_server
+import panel.reactive as panel_reactive
 from bokeh.core.has_props import HasProps
 from panel.template.base import BasicTemplate
 
@@ -43,6 +44,8 @@ def library_functions():
         "_ONLOAD": wrappers._ONLOAD,
         "Handle._run": asyncio.events.Handle._run,
         "BasicTemplate._init_doc": BasicTemplate.__dict__["_init_doc"],
+        "ReactiveCustomBase._set_on_model": panel_reactive.ReactiveCustomBase._set_on_model,
+        "ReactiveCustomBase._patch_datamodel_ref": vars(panel_reactive.ReactiveCustomBase)["_patch_datamodel_ref"],
     }
 """
 
@@ -102,6 +105,8 @@ print(json.dumps({
         "_garbage_collect",
         "_ONLOAD",
         "BasicTemplate._init_doc",
+        "ReactiveCustomBase._set_on_model",
+        "ReactiveCustomBase._patch_datamodel_ref",
     }
     assert said["again"] == []  # idempotent
 

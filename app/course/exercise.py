@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 import param
 from panel.viewable import Viewer
+from param.parameterized import batch_call_watchers
 
 from app.course.catalog import lab_kinds
 from app.course.content import Exercise, Step
@@ -20,6 +23,37 @@ from app.course.variants import asked_with_new_numbers, variant_name
 from app.web.share import exercise_paths
 from labs.numbers import NotANumber, parse_number
 from labs.timed import TimedModel
+
+_Handler = TypeVar("_Handler", bound=Callable[..., Any])
+
+
+def one_card_message(handler: _Handler) -> _Handler:
+    """Have what ``handler`` changes on the runner's card reach the page in one message.
+
+    A click can change the card several times as the runner works through it (Lock empties and sets
+    the field, ticks the step, then gives the verdict); the lesson text sends every card each time
+    one changes. Batched, the card's watchers run once, with the last value of each field, when the
+    outermost handler returns: the page draws the fields in their order (``CARD_FIELDS``) from one
+    message, so a field emptied and unlocked in one click is empty once it can be typed in.
+
+    Parameters
+    ----------
+    handler : callable
+        A method of :class:`ExerciseRunner` that the page or the lab calls.
+
+    Returns
+    -------
+    callable
+        The same method, batched.
+    """
+
+    @functools.wraps(handler)
+    def batched(self: ExerciseRunner, *args: Any, **kwargs: Any) -> Any:
+        with batch_call_watchers(self.card):
+            return handler(self, *args, **kwargs)
+
+    return batched  # type: ignore[return-value]
+
 
 __all__ = ["ExerciseRunner", "ExerciseSession", "amount_html", "describe_step", "model_reading", "shown_setting"]
 
@@ -136,6 +170,7 @@ class ExerciseRunner(Viewer):
         self.session.param.update(active_lab=self.exercise.lab, active=self.exercise.id)
         self._advance()
 
+    @one_card_message
     def _active_changed(self, event: param.parameterized.Event) -> None:
         if event.old == self.exercise.id and event.new != self.exercise.id and self.model is not None:
             if self.model.pause_at is not None:
@@ -155,6 +190,7 @@ class ExerciseRunner(Viewer):
         gate_lab(self)
 
     # -- events from the lab -----------------------------------------------------------------
+    @one_card_message
     def _lab_reset(self) -> None:
         if not self.active or self.finished:
             return
@@ -163,6 +199,7 @@ class ExerciseRunner(Viewer):
             self.current = resets[0] + 1
         self._advance()
 
+    @one_card_message
     def _lab_played(self) -> None:
         if self.active and not self.finished and self.locked and setup_pending(self.exercise, self.current):
             self.ran_unset = True  # say at once that this run cannot be judged, and why
@@ -177,10 +214,12 @@ class ExerciseRunner(Viewer):
         steps = self.exercise.steps
         return self.current < len(steps) and steps[self.current].kind == kind
 
+    @one_card_message
     def _lab_changed(self, *_events: param.parameterized.Event) -> None:
         if self.active and not self.finished:
             self._advance()
 
+    @one_card_message
     def _card_action(self, message: dict) -> None:
         if message.get("action") == "start":
             self.start()

@@ -112,6 +112,12 @@ FIXES: tuple[Fix, ...] = (
         consequence="each page build recounts its document's models about seven times (more server time per session)",
     ),
     Fix(
+        "lean_datamodel_refs",
+        (PANEL, BOKEH),
+        summary="a custom component's update walks only the values it set",
+        consequence="each exercise card change walks every model of the lab (more server time per click)",
+    ),
+    Fix(
         "bundle_onload",
         (PANEL, BOKEH),
         summary="Bokeh's embed code waits for the course's script loader",
