@@ -21,7 +21,7 @@ shadow root, its fields, its readout, the Bokeh labels drawn on the canvas) is c
   and no number longer than 20 characters anywhere in the lab (what a student typed, quoted back in
   a refusal, is theirs and is not checked).
 
-Used by ``tests/test_fuzz_browser.py`` (ACTIONS_PER_LAB a lab, where the ``page`` fixture fails the
+Used by ``tests/browser/test_fuzz_browser.py`` (ACTIONS_PER_LAB a lab, where the ``page`` fixture fails the
 test on any page error, console error or server traceback) and by ``bench/fuzz.py`` (10,000
 actions, with counts).
 """

@@ -4,7 +4,7 @@ The page draws Play frames and formats figures in JavaScript (``labs/ui/assets/f
 ``sampling.js``, ``roofline_hover.js``) by the rules of Python functions (``labs/numbers.py``,
 ``labs/ui/playback.py``, ``labs/roofline/model.py``). This module computes what the Python side
 gives for a fixed set of inputs; ``tests/fixtures/js_twins.json`` holds the result, the Node tests
-in ``tests/js/`` check the JavaScript against it, and ``tests/test_js_twins.py`` checks that the
+in ``tests/js/`` check the JavaScript against it, and ``tests/labs/test_js_twins.py`` checks that the
 file is still what Python computes. After a deliberate change to a rule, write the table again::
 
     .venv/bin/python -m tests.js_cases

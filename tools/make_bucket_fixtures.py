@@ -8,7 +8,7 @@ of torch 2.13.0::
     /tmp/torchenv/bin/pip install torch==2.13.0    # the CPU wheel
     /tmp/torchenv/bin/python tools/make_bucket_fixtures.py
 
-It records two things, both read by tests/test_timeline_model.py:
+It records two things, both read by tests/labs/test_timeline_model.py:
 
 ``cases``
     Seeded random lists of float32 tensors (sizes in bytes, from a few bytes to past every cap,

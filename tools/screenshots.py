@@ -5,7 +5,7 @@ a laptop window (1280 × 800) and a phone's mobile browser (375 × 812, touch, 2
 window as narrow never shows what a phone does). It saves what is on the first screen, no
 scrolling, as PNG files; for two exercises (a number, a choice), after "Start this exercise" has been
 pressed. Look at
-them after a change to the layout (the tests check the measurable part: tests/test_layout_browser.py).
+them after a change to the layout (the tests check the measurable part: tests/browser/test_layout_browser.py).
 
 Usage: ``.venv/bin/python tools/screenshots.py [--out test-artifacts/screens]``
 """

@@ -76,7 +76,7 @@ class Fix:
 
 
 PANEL, BOKEH = ("panel", ">=1.9.4,<1.10"), ("bokeh", ">=3.9.2,<3.10")
-"""The ranges the fixes were checked on: pyproject.toml pins a version inside each (tests/test_upstream.py)."""
+"""The ranges the fixes were checked on: pyproject.toml pins a version inside each (tests/upstream/test_upstream.py)."""
 PYTHON = ("python", ">=3.11,<3.14")
 """The interpreters the whole headless suite passes on (pyproject.toml's requires-python)."""
 

@@ -3,7 +3,7 @@
 BokehJS 3.9 connects a new layout's views to their models before it draws them; a control's view
 that is changed in between (Step turned on as the student locks a prediction while the lab
 arrives) finds no element yet and throws, and the rest of that message is never applied
-(``tests/test_bokeh_fixes_browser.py``). The script drops those updates until the view is drawn,
+(``tests/browser/test_bokeh_fixes_browser.py``). The script drops those updates until the view is drawn,
 which then draws from the model's state. It reaches into BokehJS 3.9's widget views, so a page
 sends it only where :func:`app.upstream.install` found the Bokeh it was checked on.
 """

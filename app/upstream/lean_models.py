@@ -12,7 +12,7 @@ off the first lesson's build in-process on the 2-core machine, and 100 ms or mor
 (Bokeh's own path for any property it had not filled in), and keeps every other unstable default,
 among them a model-valued one and a ``None`` that Bokeh sends, built at once as Bokeh does. Which
 properties are which depends only on the class, so it is worked out once per class. A page's
-document is the same either way (``tests/test_lean_models.py``).
+document is the same either way (``tests/upstream/test_lean_models.py``).
 """
 
 from __future__ import annotations

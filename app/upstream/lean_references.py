@@ -14,7 +14,7 @@ factory (``InstanceDefault`` or a callable), and such an *unstable* default is b
 is created and kept in ``_unstable_default_values``. So a property that is neither set, nor an
 unstable default, nor a theme's value holds no reference, and :func:`install` makes the walk skip
 it before reading it. Every other property is read as before, in the same order, so the walk
-visits the same models in the same order (``tests/test_lean_references.py``).
+visits the same models in the same order (``tests/upstream/test_lean_references.py``).
 """
 
 from __future__ import annotations

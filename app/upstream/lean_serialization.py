@@ -6,7 +6,7 @@ its unstable defaults and its theme's values), and then still computes the value
 property, building and copying each default, only to skip it; Bokeh's own comment there says the
 check should come first. A lesson page's document has about 100 models with dozens of properties
 each, so a session's first ``PULL-DOC-REPLY`` spent about 90 ms in-process on defaults it never
-sent (``bench/session_cost.py`` and ``tests/test_lean_serialization.py``).
+sent (``bench/session_cost.py`` and ``tests/upstream/test_lean_serialization.py``).
 
 :func:`install` replaces the method with one that skips a property it will not send before computing
 its value. What is sent does not change: a property Bokeh would have refused (a required one left

@@ -5,7 +5,7 @@ added or a change is unfrozen. Panel's ``BasicTemplate._init_doc`` adds a page's
 and restyles them: about seven recounts, each of the whole page so far, in one session's first
 piece. :func:`install` wraps it in Bokeh's public ``doc.models.freeze()``: the document counts its
 models once, when Panel is done, and attaches every model then, its theme applied as it is attached
-(``tests/test_template_freeze.py`` checks that every page's document is the same either way, and
+(``tests/upstream/test_template_freeze.py`` checks that every page's document is the same either way, and
 that it is counted at most twice).
 
 The method is private to Panel, so it is read at :func:`install`, never at import; :func:`applies`

@@ -3,7 +3,8 @@
 Both ends run under the document's lock, as every other change of a page does, so a page never
 changes from an unlocked callback while its own messages are still being written. (The trace page
 once did; on a slowed server its last update then sometimes never arrived. The cause was a race in
-Panel's queued writes, fixed in :mod:`app.upstream.panel_write_queue`; tests/test_slow_server_browser.py checks it.)
+Panel's queued writes, fixed in :mod:`app.upstream.panel_write_queue`;
+tests/browser/test_slow_server_browser.py checks it.)
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ In a class of 100 students on one process (py-spy, December 2026) they took 4.5%
 CPU, all of it spent finding nothing:
 
 - ``perform_document_validation`` (``BOKEH_VALIDATE_DOC``): every new session's document is put
-  through Bokeh's integrity checks (1.6%). ``tests/test_serving_settings.py`` runs the same checks on
+  through Bokeh's integrity checks (1.6%). ``tests/web/test_serving_settings.py`` runs the same checks on
   every page's document and requires that they find no error and no warning.
 - ``perform_error_diagnostics`` (``BOKEH_PERFORM_ERROR_DIAGNOSTICS``): every callback registered
   with ``on_change`` or ``on_event`` has its signature inspected (1.9%), and every look-up of an

@@ -2,7 +2,7 @@
 
 Each constant is a six-digit lowercase hex colour; its docstring says where it is used. The texts
 and the controls' colours were chosen for contrast: text at 4.5:1 or more on its background, focus
-rings and plot marks at 3:1 or more (``tests/test_a11y_browser.py`` checks the pages with axe), so
+rings and plot marks at 3:1 or more (``tests/browser/test_a11y_browser.py`` checks the pages with axe), so
 a colour changes here or not at all.
 
 Three ways to use them:

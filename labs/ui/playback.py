@@ -4,7 +4,7 @@ design.md measured a server-driven animation at about 2 ms of server CPU per fra
 no message passes between page and server. The model hands the browser the breakpoints of its
 piecewise-linear trajectory in :class:`PlaybackState`; ``player.js`` advances t, moves the marker,
 reveals the path and rewrites the readout with ``setv(..., {sync: false})``. The functions here
-compute on the server exactly what it draws at a given t (``tests/test_js_twins.py`` holds them equal
+compute on the server exactly what it draws at a given t (``tests/labs/test_js_twins.py`` holds them equal
 under Node). The buttons and commands are :mod:`labs.ui.transport`.
 """
 

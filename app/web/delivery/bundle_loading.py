@@ -41,7 +41,7 @@ UNUSED_BUNDLES = ("/bokeh-mathjax.", "/bokeh-gl.")
 Panel 1.9.4 adds MathJax (1.8 MB, 0.6 MB gzipped) to any page holding an HTML or Markdown pane
 (``bundle_resources`` in ``panel/io/resources.py``: any ``panel.models.markup.HTML`` in the roots)
 and has no setting to say otherwise; its server pages always load WebGL (0.2 MB). No lesson has TeX
-and no plot draws with ``output_backend="webgl"`` (``tests/test_page_bytes.py`` checks both).
+and no plot draws with ``output_backend="webgl"`` (``tests/web/test_page_bytes.py`` checks both).
 """
 
 CLASSIC_SCRIPT_TYPES = ("", "text/javascript", "application/javascript")

@@ -1,0 +1,244 @@
+"""The trace page in a real Chromium: drop rank files, read the figures, choose a step, compare with the model."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from app.trace import TraceError, parse_trace
+from app.trace.page.shown import figures_text
+from app.trace.ranks import combine_ranks
+
+pytestmark = pytest.mark.browser
+
+TRACES = Path(__file__).parents[1] / "fixtures" / "traces"
+GLOO = [TRACES / f"gloo_schedule_rank{rank}.json.gz" for rank in (0, 1)]
+
+
+def expected(paths: list[Path], step: int | None = None) -> list[str]:
+    """The readout's line for each rank, computed by the parser alone: ``rank R: all-reduces = …``."""
+    traces = [parse_trace(path.read_bytes(), source=path.name) for path in paths]
+    run = combine_ranks(traces, step)
+    return [f"rank {t.rank}: {figures_text(t)}" for t in run.timelines]
+
+
+def readout(paths: list[Path], step: int | None = None) -> str:
+    """The readout's line for the last file's rank, as the page should show it (every rank has one)."""
+    return expected(paths, step)[-1]
+
+
+def add_files(page: Page, paths: list[Path]) -> None:
+    """Put files in the dropper, as choosing them in the file dialog does."""
+    group = page.get_by_role("group", name="Trace file")
+    group.locator("input[type=file]").set_input_files([str(p) for p in paths])
+
+
+def drop(page: Page, paths: list[Path]):
+    page.goto(page.base_url + "/trace")  # type: ignore[attr-defined]
+    add_files(page, paths)
+    return page.get_by_role("region", name="Trace")
+
+
+def test_the_index_links_to_the_trace_page(page):
+    page.goto(page.base_url + "/")
+    page.get_by_role("link", name="Trace", exact=True).click()
+    expect(page.get_by_role("group", name="Trace file")).to_be_visible()
+
+
+def test_two_ranks_give_the_figures_a_step_and_the_model_beside_them(page):
+    trace = drop(page, GLOO)
+    status = trace.get_by_role("status").first
+    expect(status).to_contain_text(readout(GLOO))
+    table = trace.get_by_role("table", name=re.compile("^Buckets of"))
+    expect(table.get_by_role("columnheader", name="last ready")).to_be_visible()
+    expect(table.get_by_role("row")).to_have_count(5)  # a header and four buckets
+    every = trace.get_by_role("table", name=re.compile("^Every step"))
+    expect(every.get_by_role("row")).to_have_count(5)  # a header and steps 2 and 3 on two ranks
+    expect(trace.get_by_text("Over 1 warm step (3), every rank:")).to_be_visible()
+    trace.get_by_role("button", name="Open in the bucket timeline lab").click()
+    lab = page.get_by_role("region", name="Bucket timeline lab")
+    expect(lab.get_by_role("status").first).to_contain_text("buckets = 4")
+    comparison = trace.get_by_text("Model: step =")
+    expect(comparison).to_contain_text("Measured: step =")
+    before = comparison.inner_text()
+    box = lab.get_by_role("textbox", name="Bucket cap (MiB)", exact=True)
+    box.fill("1024")
+    box.press("Enter")
+    expect(lab.get_by_role("status").first).to_contain_text("buckets = 2")
+    expect(comparison).not_to_have_text(before)  # the model's prediction follows the new layout
+    steps = trace.get_by_role("combobox", name="Step")
+    steps.select_option(label="step 2")
+    expect(status).to_contain_text(readout(GLOO, 2))
+    expect(comparison).not_to_have_text(before)
+
+
+def test_files_added_one_at_a_time_and_removed_follow_the_list(page):
+    trace = drop(page, GLOO[:1])
+    status = trace.get_by_role("status").first
+    expect(status).to_contain_text(readout(GLOO[:1]))
+    live_region = status.element_handle()
+    add_files(page, GLOO[1:])  # the second rank comes later: the page reads both together
+    expect(status).to_contain_text(readout(GLOO))
+    assert live_region.evaluate("e => e.isConnected"), "the readout's live region was replaced, not updated"
+    expect(trace.get_by_role("table").get_by_role("columnheader", name="last ready")).to_be_visible()
+    group = page.get_by_role("group", name="Trace file")
+    group.locator(".filepond--item").filter(has_text=GLOO[0].name).get_by_role("button", name="Remove").click()
+    expect(status).to_contain_text(readout(GLOO[1:]))  # what is left in the list is what is read
+    group.locator(".filepond--item").filter(has_text=GLOO[1].name).get_by_role("button", name="Remove").click()
+    expect(status).to_contain_text("Drop one trace file per rank")
+
+
+def test_a_file_without_its_rank_is_asked_for_it(page, tmp_path):
+    data = json.loads(gzip.decompress(GLOO[0].read_bytes()))
+    del data["distributedInfo"]
+    bare = tmp_path / "no_rank.json"
+    bare.write_text(json.dumps(data))
+    trace = drop(page, [bare, GLOO[1]])
+    asked = trace.get_by_role("alert").filter(has_text="no rank information")  # FilePond has an alert of its own
+    expect(asked).to_contain_text("choose its rank in “Rank of no_rank.json”")
+    # Whichever of the two files landed first (one alone reads as one rank), none of its figures stay.
+    expect(trace.get_by_role("status").first).to_contain_text(
+        "Choose the rank of no_rank.json to read these 2 files together."
+    )
+    trace.get_by_role("combobox", name="Rank of no_rank.json").select_option(label="rank 0")
+    expect(trace.get_by_role("status").first).to_contain_text(readout(GLOO))
+    expect(asked).to_have_count(0)
+
+
+def test_a_run_whose_files_do_not_say_its_world_size_is_given_one_on_the_page(page, tmp_path):
+    """Two of eight ranks, without distributedInfo: the fit waits for the world size; it is never 2 files."""
+    bare = []
+    for rank, path in enumerate(GLOO):
+        data = json.loads(gzip.decompress(path.read_bytes()))
+        del data["distributedInfo"]
+        bare.append(tmp_path / f"rank{rank}.json")
+        bare[-1].write_text(json.dumps(data))
+    trace = drop(page, bare)
+    world = trace.get_by_role("textbox", name="World size (ranks in the run)")
+    expect(world).to_be_visible()
+    for rank, path in enumerate(bare):
+        trace.get_by_role("combobox", name=f"Rank of {path.name}").select_option(label=f"rank {rank}")
+    expect(trace.get_by_role("status").first).to_contain_text(readout(GLOO))
+    trace.get_by_role("button", name="Open in the bucket timeline lab").click()
+    expect(trace.get_by_role("alert").filter(has_text="cannot be filled in")).to_contain_text("World size")
+    world.fill("8")
+    world.press("Enter")
+    trace.get_by_role("button", name="Open in the bucket timeline lab").click()
+    lab = page.get_by_role("region", name="Bucket timeline lab")
+    expect(lab.get_by_role("textbox", name=re.compile("^Ranks"))).to_have_value("8")
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("notes.json", b"these are my notes, not a trace"),
+        ("cut.json", (TRACES / "gloo_schedule_rank0.json.gz").read_bytes()[:300]),
+        ("fsdp.json.gz", (TRACES / "synthetic_fsdp.json.gz").read_bytes()),
+        ("plain.json.gz", (TRACES / "synthetic_no_ddp.json.gz").read_bytes()),
+    ],
+)
+def test_a_bad_file_is_named_with_what_is_wrong_and_changes_nothing(page, tmp_path, name, content):
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(TraceError) as refusal:
+        parse_trace(content, source=name)
+    trace = drop(page, [path])
+    said = str(refusal.value)
+    expect(trace.get_by_role("alert").filter(has_text=said[:60])).to_contain_text(said)
+    expect(trace.get_by_role("status").first).to_contain_text("Drop one trace file per rank")
+    expect(trace).not_to_contain_text("Traceback")
+
+
+def test_axe_on_the_page_with_two_ranks_read(page):
+    """The bucket table, the every-step table and the summary list read by axe with figures in them."""
+    from tests.axe import audit, describe
+
+    trace = drop(page, GLOO)
+    expect(trace.get_by_role("status").first).to_contain_text(readout(GLOO))
+    expect(trace.get_by_role("table", name=re.compile("^Every step"))).to_be_visible()
+    violations = audit(page)  # the dropper's own file list included
+    assert not violations, describe(violations)
+
+
+def test_the_sample_trace_loads_with_a_button_and_reads_like_dropped_files(page):
+    """No trace of your own yet: the page's button shows the course's sample (two ranks, rank 1 late)."""
+    from app.trace.page.sample import SAMPLE_DIR, SAMPLE_FILES
+
+    page.goto(page.base_url + "/trace")  # type: ignore[attr-defined]
+    trace = page.get_by_role("region", name="Trace")
+    trace.get_by_role("button", name="Load the sample trace").click()
+    expect(trace.get_by_role("status").first).to_contain_text(readout([SAMPLE_DIR / name for name in SAMPLE_FILES]))
+    table = trace.get_by_role("table", name=re.compile("^Buckets of"))
+    expect(table.get_by_role("row").last).to_contain_text("rank 1")  # last ready for the last bucket
+    expect(trace.get_by_role("button", name="Open in the bucket timeline lab")).to_be_enabled()
+
+
+SAMPLE_LINES = (r"rank 0: all-reduces = 4 · tail = 31\.341 ms", r"rank 1: all-reduces = 4 · tail = 5\.908 ms")
+"""The sample's two ranks: rank 0's tail is 31.3 ms, rank 1's 5.9 ms (issue 44: the readout gave rank 1's alone)."""
+
+
+def load_sample(page: Page):
+    page.goto(page.base_url + "/trace")  # type: ignore[attr-defined]
+    trace = page.get_by_role("region", name="Trace")
+    trace.get_by_role("button", name="Load the sample trace").click()
+    return trace
+
+
+def test_the_sample_readout_names_each_rank_and_the_largest_tail(page):
+    status = load_sample(page).get_by_role("status").first
+    for line in SAMPLE_LINES:
+        expect(status).to_contain_text(re.compile(line))
+    largest = r"31\.341 ms · exposed = 31\.540 ms · step = 39\.470 ms \(the largest tail\)"
+    expect(status).to_contain_text(re.compile(largest))
+
+
+def test_the_lab_from_the_sample_shows_no_float_with_more_than_four_decimals(page):
+    trace = load_sample(page)
+    trace.get_by_role("button", name="Open in the bucket timeline lab").click()
+    lab = page.get_by_role("region", name="Bucket timeline lab")
+    layers = lab.get_by_role("textbox", name=re.compile("^Layers"))
+    expect(layers).to_have_value("1:26.1, 1:5.07, 0.501:0.709, 0.314:0.499")
+    expect(lab.get_by_role("textbox", name="Bucket cap (MiB)", exact=True)).to_have_value("0.314")
+    values = [box.input_value() for box in lab.get_by_role("textbox").all()]
+    assert len(values) >= 6, values
+    long_floats = [v for v in values if re.search(r"\d\.\d{5,}", v)]
+    assert not long_floats, long_floats
+    expect(trace.get_by_text("Model: step =")).to_contain_text("Measured: step =")
+
+
+def test_on_a_phone_the_tables_scroll_with_a_cue_and_no_row_is_squeezed(phone):
+    from app.trace.page.shown import SCROLL_CUE
+
+    trace = load_sample(phone)
+    for title in ("^Buckets of", "^Every step"):
+        table = trace.get_by_role("table", name=re.compile(title))
+        expect(table).to_be_visible()
+        box = trace.get_by_role("group", name=re.compile(title))
+        width, shown, overflow, tallest = table.evaluate(
+            """t => {const box = t.closest('.trace-scroll');
+                     return [t.scrollWidth, box.clientWidth, getComputedStyle(box).overflowX,
+                             Math.max(...[...t.rows].map(r => r.getBoundingClientRect().height))]}"""
+        )
+        assert tallest < 100, f"{title}: a row {tallest} px tall"
+        if width > shown:  # wider than the screen: it scrolls, and the line above says so
+            assert overflow in ("auto", "scroll"), overflow
+            cue = box.locator("xpath=preceding-sibling::p[1]")
+            expect(cue).to_have_text(SCROLL_CUE)
+            expect(cue).to_be_visible()
+    # the page itself does not scroll sideways: only the tables do
+    assert phone.evaluate("document.documentElement.scrollWidth <= window.innerWidth + 1")
+
+
+def test_a_one_gpu_training_trace_is_refused_for_that_reason_on_the_page(page):
+    name = "kineto_resnet50_1gpu_2021.json.gz"
+    trace = drop(page, [TRACES / "real" / name])
+    said = f"{name}: it records training on a GPU but no collective at all"  # FilePond has an alert of its own
+    refusal = trace.get_by_role("alert").filter(has_text=said)
+    expect(refusal).to_be_visible(timeout=60_000)
+    expect(refusal).to_contain_text("so the run had one GPU and nothing to all-reduce")
+    expect(refusal).not_to_contain_text("inference")

@@ -1,0 +1,62 @@
+"""labs.ui.stylesheet: the components' CSS lives in ``.css`` files, read once and sent as text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.course import exercise_card, lesson_text
+from app.site.pages import index
+from app.trace.page import shown, view
+from labs.timeline import legend
+from labs.ui import palette, plot_text, stage, styles, stylesheet, switch_field, text_field
+
+ROOT = Path(__file__).resolve().parents[2]
+SHEETS = {
+    "labs/ui/assets/readout_room.css": styles.READOUT_ROOM_CSS,
+    "labs/ui/assets/controls.css": styles.CONTROL_CSS,
+    "labs/ui/assets/plot_tables.css": plot_text.TABLE_CSS,
+    "labs/ui/assets/switch_field.css": switch_field.SWITCH_CSS,
+    "labs/ui/assets/text_field.css": text_field.FIELD_CSS,
+    "labs/ui/assets/stage.css": stage.STAGE_CSS,
+    "labs/timeline/assets/legend.css": legend.LEGEND_CSS,
+    "app/trace/page/assets/tables.css": shown.TABLE_CSS,
+    "app/trace/page/assets/dropped_file.css": view.DROPPED_FILE_CSS,
+    "app/course/assets/exercise_card.css": exercise_card.CARD_CSS,
+    "app/course/assets/prose.css": lesson_text.PROSE_CSS,
+    "app/course/assets/lesson_layout.css": lesson_text.LAYOUT_CSS,
+    "app/site/assets/index.css": index.INDEX_CSS,
+}
+"""Each stylesheet file of labs/ and app/ (but app/web's and the not-found page's) and what its module sends."""
+
+
+def test_every_css_file_is_sent_by_its_module():
+    found = {
+        str(path.relative_to(ROOT))
+        for folder in ("labs", "app/course", "app/trace", "app/classroom", "app/site")
+        for path in (ROOT / folder).rglob("*.css")
+    } - {"app/site/not_found.css"}  # the not-found page's, sent with the page's own HTML
+    assert found == set(SHEETS)
+
+
+@pytest.mark.parametrize("name", sorted(SHEETS))
+def test_a_sent_stylesheet_has_the_colours_and_sizes_put_in(name):
+    sent = SHEETS[name]
+    assert "var(--ol-" not in sent and "${" not in sent
+    assert sent.count("{") == sent.count("}") > 0
+
+
+def test_placeholders_colours_and_compact_lines(tmp_path):
+    path = tmp_path / "x.css"
+    path.write_text("a { color: var(--ol-navy); }\n@media (min-width: ${WIDE}px) {\n  b { margin: 0; }\n}\n")
+    assert (
+        stylesheet(path, WIDE=880)
+        == f"a {{ color: {palette.NAVY}; }}\n@media (min-width: 880px) {{\n  b {{ margin: 0; }}\n}}\n"
+    )
+    assert (
+        stylesheet(path, compact=True, WIDE=880)
+        == f"a {{ color: {palette.NAVY}; }}@media (min-width: 880px) {{b {{ margin: 0; }}}}"
+    )
+    with pytest.raises(KeyError, match="WIDE"):
+        stylesheet(path)
