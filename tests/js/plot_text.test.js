@@ -1,5 +1,6 @@
 // labs/ui/assets/plot_text.js with fake BokehJS objects: each plot is named on BokehJS 3.9's event layer where
-// the view has one, else through the plot's public html_attributes, and nothing throws where members are gone.
+// app/upstream's BokehJS fix finds one (window.overlapPlotTabStop), else through the plot's public
+// html_attributes, and nothing throws where members or the fix are gone.
 const test = require("node:test")
 const assert = require("node:assert/strict")
 const fs = require("node:fs")
@@ -17,11 +18,15 @@ class FakeElement {
 }
 
 // The CustomJS body run as BokehJS runs it: a function of its args, here with fakes for what it reads.
-function run(figures, views) {
+const FIX = fs.readFileSync(path.join(__dirname, "..", "..", "app", "upstream", "assets", "bokeh_fixes.js"), "utf-8")
+
+function run(figures, views, fixSent = true) {
   const tables = {}
   const Bokeh = views === null ? {} : { index: { find_one: (model) => views.get(model) ?? null } }
-  const body = new Function("figures", "tables", "Bokeh", "Element", "requestAnimationFrame", SOURCE)
-  body(figures, tables, Bokeh, FakeElement, () => undefined)
+  const window = {}
+  if (fixSent) new Function("window", "Element", FIX)(window, FakeElement)  // no Bokeh.Widgets: only the tab stop
+  const body = new Function("figures", "tables", "Bokeh", "Element", "requestAnimationFrame", "window", SOURCE)
+  body(figures, tables, Bokeh, FakeElement, () => undefined, window)
 }
 
 function plot(label) {
@@ -41,6 +46,14 @@ test("a plot whose view has BokehJS 3.9's event layer is named there", () => {
   run([fig], new Map([[fig, { canvas_view: { events_el: layer } }]]))
   assert.deepEqual(layer.attributes, { role: "img", "aria-label": "Backlog plot: grows" })
   assert.deepEqual(fig.html_attributes, {})
+})
+
+test("where app/upstream's fix was not sent the plot's own element is named, even with the layer there", () => {
+  const fig = plot("Backlog plot: grows")
+  const layer = new FakeElement()
+  run([fig], new Map([[fig, { canvas_view: { events_el: layer } }]]), false)
+  assert.deepEqual(layer.attributes, {})
+  assert.deepEqual(fig.html_attributes, { role: "img", "aria-label": "Backlog plot: grows" })
 })
 
 test("without that member the plot's own element is named through html_attributes", () => {

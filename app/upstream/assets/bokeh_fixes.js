@@ -47,3 +47,12 @@
     return disconnect.call(this, signal, this.__beforeDrawn?.get(slot) ?? slot)
   }
 })()
+
+// A plot's keyboard stop in BokehJS 3.9 is its canvas's event layer (a div with tabindex 0), not
+// the plot's own element: a keyboard user lands there. The labs' plot descriptions
+// (labs/ui/assets/plot_text.js) name that layer through this function, the one place a page reads
+// the member; where this script is not sent (another BokehJS) they name the plot's own element.
+window.overlapPlotTabStop = (view) => {
+  const layer = view && view.canvas_view && view.canvas_view.events_el
+  return typeof Element !== "undefined" && layer instanceof Element ? layer : null
+}

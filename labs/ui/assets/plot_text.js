@@ -2,14 +2,14 @@
 // across redraws. The CustomJS body of labs/ui/plot_text.py; args in scope: figures (the lab's plots) and
 // tables (the Div of data tables). Runs once each plot is laid out and whenever the server sends new texts.
 const open = tables._open ?? (tables._open = new Set())
-// The name goes on the plot's tab stop, BokehJS 3.9's event layer (view.canvas_view.events_el), which a
-// keyboard user lands on. Only where that member is an element: else on the plot's own element, through
-// Bokeh's public html_attributes (no plot has a toolbar or tools), so that a BokehJS without it still
-// names every plot and nothing throws.
+// The name goes on the plot's tab stop, where a keyboard user lands: BokehJS 3.9's event layer, found by
+// window.overlapPlotTabStop, which the BokehJS fix of app/upstream defines (assets/bokeh_fixes.js) where
+// it was checked on this Bokeh. Without it, on the plot's own element through Bokeh's public
+// html_attributes (no plot has a toolbar or tools): every plot is still named and nothing throws.
 figures.forEach((fig) => {
   const label = fig.tags[0] ?? ""
-  const layer = Bokeh.index?.find_one?.(fig)?.canvas_view?.events_el
-  if (layer instanceof Element) {
+  const layer = window.overlapPlotTabStop?.(Bokeh.index?.find_one?.(fig))
+  if (layer) {
     layer.setAttribute("role", "img")
     layer.setAttribute("aria-label", label)
     return
