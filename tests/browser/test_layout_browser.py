@@ -131,7 +131,7 @@ def test_in_a_lesson_the_question_and_the_picture_are_in_one_view(browser, live_
     try:
         page.goto(live_server.url + "/lesson?id=buckets")
         expect(page.get_by_role("status").filter(has_text="t =").first).to_be_visible()
-        card = page.get_by_role("region", name="Exercise: Everything in one bucket")
+        card = page.get_by_role("region", name="Exercise: A bucket per layer")
         card.scroll_into_view_if_needed()
         expect(card.get_by_role("textbox", name="Your prediction")).to_be_hidden()  # Start comes first
         card.get_by_role("button", name="Start this exercise").click()
@@ -147,8 +147,8 @@ def test_in_a_lesson_the_question_and_the_picture_are_in_one_view(browser, live_
         )
         # The step that sets a cap brings that field into view in the lab's pane, below the picture.
         lab.get_by_role("button", name="Reset").click()
-        cap = lab.get_by_role("textbox", name="Bucket cap (MiB)", exact=True)
-        poll(lambda: in_view(cap, LAPTOP), page=page, what="the Bucket cap field brought into view")
+        cap = lab.get_by_role("textbox", name="First bucket cap (MiB)", exact=True)
+        poll(lambda: in_view(cap, LAPTOP), page=page, what="the First bucket cap field brought into view")
         assert box(cap)["y"] > box(lab.get_by_role("button", name="Play"))["y"]
         assert in_view(gantt, LAPTOP) and in_view(prediction, LAPTOP)
     finally:
