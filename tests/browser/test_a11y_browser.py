@@ -234,7 +234,10 @@ def test_every_plot_is_a_named_image_that_follows_step_not_play(page, path):
     for _ in range(3):  # three frames drawn, each a new readout: by then a per-frame description would show
         wait_until(lambda shown=still: shown_text(status) != shown)
         still = shown_text(status)
-        assert names() == stepped, "no new description per Play frame"
+        if names() != stepped:  # only once the run has ended by itself (the page relabels Pause first, then
+            # the server describes the stop): a slow machine can take longer than the run to show three frames
+            assert page.get_by_role("button", name="Pause").count() == 0, "no new description per Play frame"
+            break
     # Pause, unless the run has reached its end meanwhile and stopped by itself (a slow machine
     # can take that long to show three frames): either way the description follows the stop.
     playing = page.get_by_role("button", name=re.compile("^(Pause|Play)$"))
