@@ -56,15 +56,33 @@ test("where app/upstream's fix was not sent the plot's own element is named, eve
   assert.deepEqual(fig.html_attributes, { role: "img", "aria-label": "Backlog plot: grows" })
 })
 
-test("without that member the plot's own element is named through html_attributes", () => {
+test("with the fix sent, a view not drawn yet is named later, and only once: on its layer", () => {
   const fig = plot("Backlog plot: grows")
-  run([fig], new Map([[fig, { el: new FakeElement() }]]))
+  run([fig], new Map())  // the view is not there yet
+  assert.deepEqual(fig.html_attributes, {})
+  const layer = new FakeElement()
+  run([fig], new Map([[fig, { canvas_view: { events_el: layer } }]]))
+  assert.deepEqual(layer.attributes, { role: "img", "aria-label": "Backlog plot: grows" })
+  assert.deepEqual(fig.html_attributes, {})
+})
+
+test("a name put on the plot's own element before is taken off once the layer is named", () => {
+  const fig = plot("Backlog plot: grows")
+  fig.html_attributes = { role: "img", "aria-label": "Backlog plot: old", title: "kept" }
+  const layer = new FakeElement()
+  run([fig], new Map([[fig, { canvas_view: { events_el: layer } }]]))
+  assert.deepEqual(fig.html_attributes, { title: "kept" })
+})
+
+test("without the fix the plot's own element is named through html_attributes", () => {
+  const fig = plot("Backlog plot: grows")
+  run([fig], new Map([[fig, { el: new FakeElement() }]]), false)
   assert.deepEqual(fig.html_attributes, { role: "img", "aria-label": "Backlog plot: grows" })
 })
 
-test("without Bokeh.index nothing throws and every plot is still named", () => {
+test("without Bokeh.index nothing throws and, without the fix, every plot is still named", () => {
   const figs = [plot("A plot: one"), plot("B plot: two")]
-  run(figs, null)
+  run(figs, null, false)
   assert.deepEqual(
     figs.map((fig) => fig.html_attributes["aria-label"]),
     ["A plot: one", "B plot: two"],

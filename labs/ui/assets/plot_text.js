@@ -6,15 +6,23 @@ const open = tables._open ?? (tables._open = new Set())
 // window.overlapPlotTabStop, which the BokehJS fix of app/upstream defines (assets/bokeh_fixes.js) where
 // it was checked on this Bokeh. Without it, on the plot's own element through Bokeh's public
 // html_attributes (no plot has a toolbar or tools): every plot is still named and nothing throws.
+const tabStop = window.overlapPlotTabStop
 figures.forEach((fig) => {
   const label = fig.tags[0] ?? ""
-  const layer = window.overlapPlotTabStop?.(Bokeh.index?.find_one?.(fig))
-  if (layer) {
+  const attributes = fig.html_attributes ?? {}
+  if (tabStop) {
+    // One named image per plot: the layer alone (a view not drawn yet is named when this runs again,
+    // once it is laid out); a name put on the plot's own element before is taken off.
+    const layer = tabStop(Bokeh.index?.find_one?.(fig))
+    if (!layer) return
     layer.setAttribute("role", "img")
     layer.setAttribute("aria-label", label)
+    if (attributes.role === "img") {
+      const { role, "aria-label": name, ...rest } = attributes
+      fig.setv({html_attributes: rest}, {sync: false})
+    }
     return
   }
-  const attributes = fig.html_attributes ?? {}
   if (attributes.role === "img" && attributes["aria-label"] === label) return
   fig.setv({html_attributes: {...attributes, role: "img", "aria-label": label}}, {sync: false})
 })
