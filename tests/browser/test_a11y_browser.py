@@ -14,6 +14,7 @@ from playwright.sync_api import Locator, Page, expect
 from app.course.library import lessons
 from labs.registry import registrations
 from tests.axe import audit, describe
+from tests.colours import contrast
 from tests.student import open_lab, plots_laid_out, readout, shown_text, wait_for_reading, wait_until
 
 pytestmark = pytest.mark.browser
@@ -57,17 +58,6 @@ def tab_to(page: Page, target: Locator, limit: int = 120) -> int:
         if is_focused(target):
             return presses
     raise AssertionError(f"{target} not reached in {limit} Tabs")
-
-
-def contrast(first: tuple[float, ...], second: tuple[float, ...]) -> float:
-    """WCAG contrast ratio of two sRGB colours (0-255 channels)."""
-
-    def luminance(rgb: tuple[float, ...]) -> float:
-        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (x / 255 for x in rgb[:3])]
-        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-    high, low = sorted((luminance(first), luminance(second)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
 
 
 def focus_ring(locator: Locator) -> tuple[float, tuple[float, ...]]:

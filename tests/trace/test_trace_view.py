@@ -160,3 +160,12 @@ def test_the_world_size_is_asked_for_when_no_file_says_it_never_taken_from_the_f
     assert view.lab.model.ranks == 8 and "Model: step =" in view.comparison.object
     drop(view, [GLOO[0]])  # a file that says its world size (2) takes over from the field
     assert not view.world.visible
+
+
+def test_the_exposed_stretch_stands_out_from_the_bar_it_lines_and_the_page():
+    """The exposed band lines the bottom of an all-reduce bar: 3:1 against the bar and the white page."""
+    from app.trace.page.shown import COMM_COLOUR, EXPOSED_COLOUR
+    from tests.colours import contrast, rgb
+
+    assert contrast(rgb(EXPOSED_COLOUR), rgb(COMM_COLOUR)) >= 3
+    assert contrast(rgb(EXPOSED_COLOUR), rgb("#ffffff")) >= 3
