@@ -26,7 +26,7 @@ from tests.waiting import nothing_happens_for
 
 LESSON = "/lesson?id=overlap"
 FINISHED = "Exercise: Four in, three out"  # reset, λ = 4, μ = 3, predict 1, run to t = 2
-DRAFTED = "Exercise: The backlog after one second"
+DRAFTED = "Exercise: A backlog that empties"
 LOST = "Connection to the course server lost"
 
 
