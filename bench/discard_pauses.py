@@ -37,6 +37,8 @@ async def leave_while_others_stay(server: AppServer, args: argparse.Namespace) -
     health = f"{server.base_url}/healthz"
     staying = await open_batch(server.base_url, args.stay, args.concurrency, args.timeout)
     held_before = get_json(f"{health}?reset=1")["held"]
+    gc_before = get_json(f"{health}?frozen=1").get("gc") or {}
+    frozen_before = gc_before.get("frozen_objects")
     cpu_before = server.cpu_seconds()
     errors = list(staying.errors)
     for start in range(0, args.leave, args.batch):
@@ -44,7 +46,10 @@ async def leave_while_others_stay(server: AppServer, args: argparse.Namespace) -
         errors += batch.errors
         await close_batch(batch)
         await settle(health, held_before, args.settle)
-    report = get_json(health)
+    report = get_json(f"{health}?frozen=1")
+    frozen_after = (report.get("gc") or {}).get("frozen_objects")
+    if frozen_before is not None and frozen_after is not None and _gc(report, "thaws") == gc_before.get("thaws"):
+        report["frozen_per_leaver"] = round((frozen_after - frozen_before) / max(1, args.leave))
     report["cpu_s"] = server.cpu_seconds() - cpu_before
     report["errors"] = len(errors)
     report["staying"] = len(staying.sessions)
@@ -107,6 +112,7 @@ def main() -> None:
         ("longest sweep (ms)", lambda r: _gc(r, "longest_sweep_ms")),
         ("objects swept / survivors", lambda r: f"{_gc(r, 'objects_swept')} / {_gc(r, 'survivors')}"),
         ("thaws", lambda r: _gc(r, "thaws")),
+        ("objects held per leaver", lambda r: r.get("frozen_per_leaver", "- (a thaw ran)")),
         ("errors", lambda r: r["errors"]),
     ]
     for name, read in rows:

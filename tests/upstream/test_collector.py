@@ -78,7 +78,7 @@ def test_the_report_counts():
     assert Collector.report(count_frozen=True)["frozen_objects"] == gc.get_freeze_count()
 
 
-def test_a_swept_discard_weighs_a_quarter_of_an_unswept_one_towards_the_thaw(monkeypatch):
+def test_a_swept_discard_weighs_a_fiftieth_of_an_unswept_one_towards_the_thaw(monkeypatch):
     monkeypatch.setattr(collector.IOLoop, "current", lambda: type("Loop", (), {"add_callback": lambda self, f: None})())
     Collector.open_sessions = 3
     session = Node()
@@ -91,7 +91,7 @@ def test_a_swept_discard_weighs_a_quarter_of_an_unswept_one_towards_the_thaw(mon
     collector.collect_discarded()  # sweeps it: its cycle is freed, no thaw
     assert alive() is None and Collector.swept == 1 and Collector.thaws == 0
     assert Collector.held_back == 1 / collector.THAW_FACTOR
-    collector.sweep_next()  # nothing pending: 0.25 held back against 2 open is not due
+    collector.sweep_next()  # nothing pending: 0.02 held back against 2 open is not due
     assert Collector.thaws == 0
     for _ in range(7):
         collector._discarded([], None)  # seven without roots: a full session's worth each
