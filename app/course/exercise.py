@@ -172,6 +172,8 @@ class ExerciseRunner(Viewer):
 
     @one_card_message
     def _active_changed(self, event: param.parameterized.Event) -> None:
+        if self.exercise.id not in (event.old, event.new):
+            return  # another pair of exercises: nothing this card shows depends on which one is active
         if event.old == self.exercise.id and event.new != self.exercise.id and self.model is not None:
             if self.model.pause_at is not None:
                 self.model.pause_at = None  # the lab redraws, and the page's player learns it
