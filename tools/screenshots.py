@@ -27,7 +27,7 @@ from tests.conftest import PHONE  # noqa: E402
 
 SCREENS = {"laptop": {"viewport": {"width": 1280, "height": 800}}, "phone": PHONE}
 EXERCISES = {
-    "exercise": ("buckets", "Everything in one bucket", "Bucket timeline lab", "textbox"),
+    "exercise": ("buckets", "A bucket per layer", "Bucket timeline lab", "textbox"),
     "choice": ("hidden", "Heavy contention on both sides", "Bucket timeline lab", "group"),
 }
 """The exercises shot once started: lesson, exercise title, the lab it uses, the prediction's role
