@@ -77,6 +77,8 @@ class Fix:
 
 PANEL, BOKEH = ("panel", ">=1.9.4,<1.10"), ("bokeh", ">=3.9.2,<3.10")
 """The ranges the fixes were checked on: pyproject.toml pins a version inside each (tests/upstream/test_upstream.py)."""
+PARAM = ("param", ">=2.4.2,<2.5")
+"""The param releases :mod:`app.upstream.lean_params` was checked on."""
 PYTHON = ("python", ">=3.11,<3.14")
 """The interpreters the whole headless suite passes on (pyproject.toml's requires-python)."""
 
@@ -116,6 +118,13 @@ FIXES: tuple[Fix, ...] = (
         (PANEL, BOKEH),
         summary="a custom component's update walks only the values it set",
         consequence="each exercise card change walks every model of the lab (more server time per click)",
+    ),
+    Fix(
+        "lean_params",
+        (PARAM, PANEL),
+        one_thread=True,
+        summary="the app's objects share their class's Parameters",
+        consequence="every object of the app copies each Parameter it reads (more server time per session)",
     ),
     Fix(
         "bundle_onload",
@@ -179,13 +188,14 @@ def found_versions() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        ``{"panel": "1.9.4", "bokeh": "3.9.2", "python": "3.11"}``.
+        ``{"panel": "1.9.4", "bokeh": "3.9.2", "param": "2.4.2", "python": "3.11"}``.
     """
     import bokeh
     import panel
+    import param
 
     python = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    return {"panel": panel.__version__, "bokeh": bokeh.__version__, "python": python}
+    return {"panel": panel.__version__, "bokeh": bokeh.__version__, "param": param.__version__, "python": python}
 
 
 def why_not(fix: Fix, versions: dict[str, str], serving: str, skip: frozenset[str], threads: int) -> str:

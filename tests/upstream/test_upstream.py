@@ -32,6 +32,7 @@ import panel.io.server as panel_server
 import panel.reactive as panel_reactive
 from bokeh.core.has_props import HasProps
 from panel.template.base import BasicTemplate
+from param.parameterized import ParameterizedMetaclass
 
 def library_functions():
     return {
@@ -46,6 +47,7 @@ def library_functions():
         "BasicTemplate._init_doc": BasicTemplate.__dict__["_init_doc"],
         "ReactiveCustomBase._set_on_model": panel_reactive.ReactiveCustomBase._set_on_model,
         "ReactiveCustomBase._patch_datamodel_ref": vars(panel_reactive.ReactiveCustomBase)["_patch_datamodel_ref"],
+        "ParameterizedMetaclass.__init__": ParameterizedMetaclass.__init__,
     }
 """
 
@@ -107,6 +109,7 @@ print(json.dumps({
         "BasicTemplate._init_doc",
         "ReactiveCustomBase._set_on_model",
         "ReactiveCustomBase._patch_datamodel_ref",
+        "ParameterizedMetaclass.__init__",
     }
     assert said["again"] == []  # idempotent
 
@@ -116,7 +119,7 @@ def test_on_newer_libraries_nothing_is_changed_and_one_line_says_what_was_skippe
 import json
 from app import upstream
 before = library_functions()
-installed = upstream.install(versions={"panel": "1.10.0", "bokeh": "3.10.0", "python": "3.11"})
+installed = upstream.install(versions={"panel": "1.10.0", "bokeh": "3.10.0", "param": "2.5.0", "python": "3.11"})
 after = library_functions()
 from app.upstream import early_connection, routes_first
 print(json.dumps({
@@ -145,7 +148,7 @@ def test_a_post_release_inside_the_range_keeps_every_fix():
     said = run_python("""
 import json
 from app import upstream
-installed = upstream.install(versions={"panel": "1.9.4.post1", "bokeh": "3.9.2", "python": "3.11"})
+installed = upstream.install(versions={"panel": "1.9.4.post1", "bokeh": "3.9.2", "param": "2.4.2", "python": "3.11"})
 print(json.dumps({"installed": installed}))
 """)
     assert set(said["installed"]) == {fix.name for fix in FIXES if not fix.only_if}
@@ -160,7 +163,7 @@ def test_every_fixs_range_holds_the_versions_pyproject_pins():
         name, _, version = requirement.partition("==")
         if version:
             pins[name.strip()] = version.strip()
-    assert {"panel", "bokeh"} <= set(pins)
+    assert {"panel", "bokeh", "param"} <= set(pins)
     python_range = project["requires-python"]
     for fix in FIXES:
         for library, checked in fix.checked_on:
