@@ -38,6 +38,27 @@ def test_no_module_of_the_app_changes_a_parameter_on_one_object():
     assert found == []
 
 
+INSTANCE_PARAMETER = re.compile(
+    r"\b[a-z_]\w*\.param\.(?!(watch|unwatch|update|trigger|objects|values|watchers|pprint|add_parameter)\b)[a-z_]\w*"
+)
+"""An object's Parameter as a value (``progress.param.completed``): what param.bind, pn.bind or rx would watch."""
+
+
+def test_no_module_of_the_app_hands_an_objects_parameter_to_be_watched():
+    """Shared, an object's Parameter names its class: a bind or a reference to it would watch the class.
+
+    The app watches its objects by name (``obj.param.watch(f, "name")``, ``param.depends("name")``).
+    """
+    found = [
+        f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
+        for folder in ("app", "labs")
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if INSTANCE_PARAMETER.search(line.split("#")[0])
+    ]
+    assert found == []
+
+
 def test_the_apps_objects_share_their_classs_parameters_and_panels_keep_their_copies():
     card, model, field = ExerciseCard(), QueueModel(), TextField(label="λ")
     assert card.param["feedback_html"] is ExerciseCard.param["feedback_html"]

@@ -6,7 +6,6 @@ import html
 from pathlib import Path
 
 import panel as pn
-import param
 
 from app.course.library import lessons
 from app.course.progress import ProgressStore
@@ -75,11 +74,10 @@ def course_list(progress: ProgressStore) -> str:
 def build() -> pn.template.base.BaseTemplate:
     """Build the index for one session."""
     progress = ProgressStore(height=0, margin=0)
-    listing = pn.pane.HTML(
-        param.bind(lambda _completed: course_list(progress), progress.param.completed),
-        sizing_mode="stretch_width",
-        stylesheets=[INDEX_CSS],
-    )
+    listing = pn.pane.HTML(course_list(progress), sizing_mode="stretch_width", stylesheets=[INDEX_CSS])
+    # watched by name: the app's objects share their class's Parameters (app.upstream.lean_params), so a
+    # Parameter object (progress.param.completed) would name the class, not this session's store
+    progress.param.watch(lambda _event: setattr(listing, "object", course_list(progress)), "completed")
     intro = pn.pane.HTML(
         "<p>Three short lessons on overlapping gradient communication with computation in "
         "data-parallel training. Each sits beside a lab: predict first, then run the lab and "
