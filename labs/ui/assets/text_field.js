@@ -34,10 +34,11 @@ export function render({ model }) {
       // Nor while they are typing in it: a server change sent before their edit arrived (a Reset,
       // a preset) must not wipe it; Enter or leaving the field sends it, and the server answers.
       if (editing && input.matches(":focus")) return
-      // A field whose whole text is selected (about to be typed over) stays selected: otherwise
-      // the server's value lands with the caret at its end and the typing is appended to it
-      // (the fuzz saw "4" + "8.6" shown as 48.6 after a Reset).
-      const all = input.matches(":focus") && input.value.length > 0 &&
+      // A field whose whole text is selected (about to be typed over) stays selected, and so does
+      // an empty one in focus: otherwise the server's value lands with the caret at its end and the
+      // typing is appended to it (the fuzz saw "4" + "8.6" shown as 48.6 after a Reset; a late
+      // reply on a busy server put "-8:2" in an emptied field just before "8:nan" was typed).
+      const all = input.matches(":focus") &&
         input.selectionStart === 0 && input.selectionEnd === input.value.length
       input.value = model.value
       if (all) input.select()
