@@ -66,6 +66,7 @@ class Collector:
     thaws = 0
     swept = 0
     sweeps_given_up = 0
+    unswept = 0  # discarded sessions that left no roots to sweep from (held back for the thaw)
     objects_swept = 0
     survivors = 0
     longest_sweep_ms = 0.0
@@ -79,6 +80,7 @@ class Collector:
         "thaws",
         "swept",
         "sweeps_given_up",
+        "unswept",
         "objects_swept",
         "survivors",
     )
@@ -136,6 +138,9 @@ def _discarded(roots: list[weakref.ref] | None, _session_context: object) -> Non
     if roots:
         Collector.pending.append(roots)
     else:
+        # No roots: built before start-up settled, or everything it made was frozen by another
+        # session's freeze before its own capture (sessions built at the same moment, under load)
+        Collector.unswept += 1
         Collector.held_back += 1
 
 

@@ -95,6 +95,7 @@ def test_a_swept_discard_weighs_a_fiftieth_of_an_unswept_one_towards_the_thaw(mo
     assert Collector.thaws == 0
     for _ in range(7):
         collector._discarded([], None)  # seven without roots: a full session's worth each
+    assert Collector.unswept == 7
     collector.sweep_next()
     assert Collector.thaws == 1 and Collector.held_back == 0.0
 
