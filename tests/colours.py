@@ -13,9 +13,7 @@ def contrast(first: tuple[float, ...], second: tuple[float, ...]) -> float:
     """WCAG contrast ratio of two sRGB colours (0-255 channels)."""
 
     def luminance(channels: tuple[float, ...]) -> float:
-        linear = [
-            c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (x / 255 for x in channels[:3])
-        ]
+        linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in (x / 255 for x in channels[:3])]
         return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
 
     high, low = sorted((luminance(first), luminance(second)), reverse=True)
