@@ -19,19 +19,16 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
-from unittest import mock
 
-from bokeh.document import Document
 from panel.io.state import state
 
 from app import upstream
 from app.course import exercise as exercise_module
-from app.site.server import routes
 from app.upstream import lean_params
 from tests.headless import field, send
+from tests.page_documents import page_document
 
 VISIT = "/lesson?id=overlap&exercise=growth"
-ARGS = {"id": [b"overlap"], "exercise": [b"growth"]}
 
 
 def switch_lean_params(on: bool) -> None:
@@ -55,13 +52,7 @@ def visit() -> tuple[float, float]:
     exercise_module.ExerciseRunner.__init__ = recording
     try:
         started = time.process_time()
-        doc = Document()
-        with mock.patch.object(type(state), "session_args", new_callable=mock.PropertyMock, return_value=ARGS):
-            state.curdoc = doc
-            try:
-                routes()["/lesson"]().server_doc(doc)
-            finally:
-                state.curdoc = None
+        doc = page_document(VISIT)
         doc.to_json()
         built = time.process_time()
     finally:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 from unittest import mock
+from urllib.parse import parse_qs
 
 import pytest
 from bokeh.document import Document
@@ -34,10 +35,7 @@ _NUMBER = re.compile(
 def page_document(path: str) -> Document:
     """The document one session of ``path`` (with its query) starts with, built as a server builds it."""
     route, _, query = path.partition("?")
-    args = {}
-    if query:
-        name, _, value = query.partition("=")
-        args[name] = [value.encode()]
+    args = {name: [value.encode() for value in values] for name, values in parse_qs(query).items()}
     doc = Document()
     with mock.patch.object(type(state), "session_args", new_callable=mock.PropertyMock, return_value=args):
         state.curdoc = doc
