@@ -4,8 +4,11 @@ BokehJS 3.9 connects a new layout's views to their models before it draws them; 
 that is changed in between (Step turned on as the student locks a prediction while the lab
 arrives) finds no element yet and throws, and the rest of that message is never applied
 (``tests/browser/test_bokeh_fixes_browser.py``). The script drops those updates until the view is drawn,
-which then draws from the model's state. It reaches into BokehJS 3.9's widget views, so a page
-sends it only where :func:`app.upstream.install` found the Bokeh it was checked on.
+which then draws from the model's state. A button's text label that changes (Play ↔ Pause) is
+changed in the same ``<button>``: BokehJS 3.9 removes the label, awaits a new one and draws a new
+element, so a click aimed at Pause met the page behind it and focus fell to ``<body>``. It
+reaches into BokehJS 3.9's widget views, so a page sends it only where :func:`app.upstream.install`
+found the Bokeh it was checked on.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ course page: its view built and connected, not drawn. Without the fix every case
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -72,3 +73,41 @@ def test_a_control_changed_before_it_is_drawn_is_drawn_with_the_change(page, kin
         assert drawn["value"] == change["value"], outcome
     if "options" in change:
         assert drawn["options"] == change["options"], outcome
+
+
+WATCH_THE_BUTTON = """(button) => {
+  // Every time the Play/Pause <button> leaves its shadow root or shows no text, noted.
+  const root = button.getRootNode()
+  const seen = { removed: 0, empty: 0 }
+  const observer = new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.removedNodes) {
+        if (node === button || (node instanceof Element && node.contains(button))) seen.removed += 1
+      }
+    }
+    if (button.textContent.trim() === "") seen.empty += 1
+  })
+  observer.observe(root, { childList: true, subtree: true, characterData: true })
+  window.__playButtonSeen = seen
+}"""
+
+
+def test_play_becomes_pause_in_the_same_button(page):
+    """Play ↔ Pause changes the words of the one <button>: never removed, never empty, focus kept.
+
+    BokehJS 3.9 alone rebuilds the label and then the element (the fuzz's intercepted Pause clicks).
+    """
+    page.goto(page.base_url + "/queue")
+    lab = page.get_by_role("region", name="Queue lab")
+    lab.get_by_role("combobox", name="Speed").select_option("0.5×")
+    play = lab.get_by_role("button", name="Play")
+    handle = play.element_handle()
+    page.evaluate(WATCH_THE_BUTTON, handle)
+    play.focus()
+    page.keyboard.press("Enter")
+    expect(lab.get_by_role("button", name="Pause")).to_be_visible()
+    page.keyboard.press("Enter")
+    expect(lab.get_by_role("button", name="Play")).to_be_visible()
+    assert handle.evaluate("(button) => button.isConnected && button.getRootNode().activeElement === button")
+    assert page.evaluate("() => window.__playButtonSeen") == {"removed": 0, "empty": 0}
+    assert handle.evaluate("(button) => button.textContent.trim()") == "Play"

@@ -56,3 +56,45 @@ window.overlapPlotTabStop = (view) => {
   const layer = view && view.canvas_view && view.canvas_view.events_el
   return typeof Element !== "undefined" && layer instanceof Element ? layer : null
 }
+
+// BokehJS 3.9 answers a button's label change by removing the label's view, building a new one
+// (an await), and then drawing a new <button> (AbstractButtonView.connect_signals). In between
+// the old button is empty and shrinks, and then it is replaced: a click aimed at Pause as Play
+// becomes Pause lands on the page behind it, keyboard focus falls to <body>, and a screen reader
+// loses its place. Here a label that is text and stays text is changed in place: the label's Text
+// model takes the new words, its view writes them into the same text node, and the redraw that
+// BokehJS asks for next is skipped while the button is drawn and up to date. Any other label
+// (a DOM node, the first build, a button not drawn) takes BokehJS's own way.
+(function () {
+  const widgets = window.Bokeh && window.Bokeh.Widgets
+  if (!widgets || !widgets.Button) return
+  let button = widgets.Button.prototype.default_view
+  while (button && !(Object.hasOwn(button, "__name__") && button.__name__ === "AbstractButtonView")) {
+    button = Object.getPrototypeOf(button)
+  }
+  if (!button || Object.hasOwn(button.prototype, "rerender")) return
+  const { _rebuild_label: rebuild, rerender } = button.prototype
+  if (typeof rebuild !== "function" || typeof rerender !== "function") return
+  const drawnText = (view) => {
+    const text = view.label_view
+    return text != null && typeof text.model?.content === "string" && text.el instanceof Text &&
+      view.button_el instanceof Element && view.button_el.isConnected && view.button_el.contains(text.el)
+  }
+  button.prototype._rebuild_label = async function () {
+    const { label } = this.model
+    if (typeof label === "string" && drawnText(this)) {
+      this.label_view.model.content = label
+      this.__labelInPlace = true
+      return
+    }
+    return rebuild.call(this)
+  }
+  button.prototype.rerender = function () {
+    if (this.__labelInPlace) {
+      this.__labelInPlace = false
+      const el = this.button_el
+      if (drawnText(this) && el.disabled === Boolean(this.model.disabled)) return
+    }
+    return rerender.call(this)
+  }
+})()
