@@ -3,7 +3,7 @@
 The visit is the class bench's (``bench/class_load.py``): the lesson page ``/lesson?id=overlap&exercise=growth``
 built and serialized as a server builds a session's first document, then the guided exercise's
 clicks as the page sends them (Reset, λ = 4, μ = 3, Lock 1, two Steps, Pause at 3.5 s), checked to end
-in "Correct". CPU time (``time.process_time``) of the build and of the clicks, no server, no browser:
+in "Correct", with Bokeh's settings as ``python -m app`` serves (:mod:`app.web.serving_settings`). CPU time (``time.process_time``) of the build and of the clicks, no server, no browser:
 it isolates Python's work from the network and the event loop, so a busy machine moves it less than a
 timed page open. The visits alternate between the fix on and off in one process, so the machine's
 drift falls on both alike.
@@ -25,6 +25,7 @@ from panel.io.state import state
 from app import upstream
 from app.course import exercise as exercise_module
 from app.upstream import lean_params
+from app.web import serving_settings
 from tests.headless import field, send
 from tests.page_documents import page_document
 
@@ -83,6 +84,7 @@ def main() -> None:
     parser.add_argument("--fix", choices=sorted(SWITCHES), default="lean_params", help="the fix to switch")
     args = parser.parse_args()
     upstream.install()
+    serving_settings.install()  # as python -m app serves: Bokeh's development checks off
     if not upstream.is_installed(args.fix):
         raise SystemExit(f"{args.fix} is not installed here: {upstream.report()['skipped'].get(args.fix)}")
     use = SWITCHES[args.fix]
