@@ -3,7 +3,8 @@
 The visit is the class bench's (``bench/class_load.py``): the lesson page ``/lesson?id=overlap&exercise=growth``
 built and serialized as a server builds a session's first document, then the guided exercise's
 clicks as the page sends them (Reset, λ = 4, μ = 3, Lock 1, two Steps, Pause at 3.5 s), checked to end
-in "Correct", with Bokeh's settings as ``python -m app`` serves (:mod:`app.web.serving_settings`). CPU time (``time.process_time``) of the build and of the clicks, no server, no browser:
+in "Correct", with Bokeh's settings as ``python -m app`` serves (:mod:`app.web.serving_settings`).
+CPU time (``time.process_time``) of the build and of the clicks, no server, no browser:
 it isolates Python's work from the network and the event loop, so a busy machine moves it less than a
 timed page open. The visits alternate between the fix on and off in one process, so the machine's
 drift falls on both alike.

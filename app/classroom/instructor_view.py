@@ -99,7 +99,7 @@ def summary_text(chosen: ClassExercise, shown: list[RoundVotes]) -> str:
     answer_text = (
         f"“{exercise.choice_text(exercise.answer)}”"
         if exercise.choices
-        else f"{format_number(exercise.answer)} {exercise.unit}"
+        else exercise.with_unit(format_number(exercise.answer))
     )
     answer = f"answer {answer_text} (revealed)" if current.round.revealed else "answer hidden"
     before = "".join(f" · round {r.round.number}: {len(r.predictions)} locked" for r in shown[:-1])

@@ -180,26 +180,27 @@ def class_result_text(
     asked = _asked(exercise, mine_variant)  # the numbers this student was given
     if exercise.choices:
         return _choice_result_text(exercise, votes, mine, mine_variant)
-    unit = exercise.unit
     if not votes.predictions:
-        return f"class: nobody locked a prediction in this round · the answer is {format_number(asked.answer)} {unit}"
+        answer = asked.with_unit(format_number(asked.answer))
+        return f"class: nobody locked a prediction in this round · the answer is {answer}"
     values = np.asarray(votes.predictions, dtype=float)
     right, *named, other = round_split(exercise, votes)
     mixed = any(votes.variant_of(k) is not None for k in range(len(values))) or mine_variant is not None
     if mixed:  # students were asked different numbers: each was judged on their own, and a median means nothing
         rule = "each judged on the numbers they were given"
     else:
-        rule = f"within ±{format_number(exercise.tolerance)} of the answer {format_number(exercise.answer)} {unit}"
+        answer = exercise.with_unit(format_number(exercise.answer))
+        rule = f"within ±{format_number(exercise.tolerance)} of the answer {answer}"
     parts = [f"class: {len(values)} locked", f"{right.amount}: right, {rule}", *(s.text() for s in named if s.count)]
     if other.count:
         parts.append(other.text())
     if not mixed:
-        parts.append(f"median {format_number(float(np.median(values)))} {unit}")
+        parts.append(f"median {exercise.with_unit(format_number(float(np.median(values))))}")
     if mine is not None:
         own = _own(exercise, mine, mine_variant)
         if mixed:
-            own += f"; the answer to your numbers is {format_number(asked.answer)} {unit}"
-        parts.append(f"yours {format_number(mine, exact=True)} {unit} ({own})")
+            own += f"; the answer to your numbers is {asked.with_unit(format_number(asked.answer))}"
+        parts.append(f"yours {exercise.with_unit(format_number(mine, exact=True))} ({own})")
     return " · ".join(parts)
 
 

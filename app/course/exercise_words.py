@@ -116,8 +116,7 @@ def amount_html(exercise: Exercise, value: float, exact: bool = False) -> str:
     if singular is not None:
         whole = round(value)
         return f"{whole} {html.escape(singular if whole == 1 else exercise.unit)}"
-    number = format_number(value, exact=True) if exact else fixed(value)
-    return f"{number} {html.escape(exercise.unit)}"
+    return html.escape(exercise.with_unit(format_number(value, exact=True) if exact else fixed(value)))
 
 
 def model_reading(model: TimedModel, exercise: Exercise) -> float:

@@ -15,6 +15,33 @@ LABEL_MAX = 60
 """The longest a mistake's ``label`` may be: a phrase that fits one line of the instructor's view."""
 
 
+def unit_after(number: str, unit: str) -> str:
+    """``unit`` as it reads after ``number``: its noun in the singular after exactly one.
+
+    Parameters
+    ----------
+    number : str
+        The number as written (``"1"``, ``"-1"``, ``"1.00"``, ``"4"``).
+    unit : str
+        The exercise's unit as the lesson writes it, in the plural (``"work units per second"``).
+
+    Returns
+    -------
+    str
+        ``"work unit per second"`` after ``"1"`` or ``"−1"``; the unit as written after any other
+        number (``"1.00 work units"`` reads as a plural in English) and for a symbol (``ms``, ``s``,
+        ``GFLOP/s``), which has no plural.
+    """
+    if number.lstrip("+-−") != "1":
+        return unit
+    head, per, tail = unit.partition(" per ")
+    words = head.split(" ")
+    noun = words[-1]
+    if len(noun) <= 2 or "/" in noun or not noun.endswith("s") or noun.endswith("ss"):
+        return unit
+    return " ".join([*words[:-1], noun[:-1]]) + per + tail
+
+
 class SpecError(ValueError):
     """A lesson or exercise spec is malformed; the message names the file, exercise and field."""
 
@@ -126,7 +153,11 @@ class Exercise:
             return mistake.label
         if self.choices:
             return f"the choice “{self.choice_text(mistake.answer)}”"
-        return f"the answer {format_number(mistake.answer)} {self.unit}".rstrip()
+        return f"the answer {self.with_unit(format_number(mistake.answer))}".rstrip()
+
+    def with_unit(self, number: str) -> str:
+        """``number`` (as written) followed by the exercise's unit, in the singular after exactly one."""
+        return f"{number} {unit_after(number, self.unit)}".rstrip()
 
 
 @dataclass(frozen=True)

@@ -129,7 +129,7 @@ def test_the_class_predicts_the_instructor_reveals_and_opens_a_new_round(browser
     first.finish(a)  # Try again comes back once the lab has judged the prediction
     try_again(a)
     first.lock(a, "3")
-    expect(a).to_contain_text("You already shared a prediction in round 2 (1 work units per second); it stays")
+    expect(a).to_contain_text("You already shared a prediction in round 2 (1 work unit per second); it stays")
     expect(status).to_contain_text("locked = 1 · round 2")
 
     with page.expect_download() as download:

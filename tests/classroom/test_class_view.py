@@ -74,7 +74,7 @@ def test_a_locked_prediction_is_shared_once_and_the_class_shown_only_after_the_r
     store.reveal(KEY)
     mine.classroom.poll()
     assert "class: 2 locked · 1 of 2 (50%): right, within ±" in mine.card.class_html
-    assert "1 of 2 (50%): other answers" in mine.card.class_html and "yours 1 work units per second (right)" in (
+    assert "1 of 2 (50%): other answers" in mine.card.class_html and "yours 1 work unit per second (right)" in (
         mine.card.class_html
     )
     assert mine.card.start_label == ""  # locked, not yet run: no Try again
@@ -91,7 +91,7 @@ def test_the_same_student_locking_again_in_a_round_replaces_nothing(store):
     lock(runner, "1")
     runner.start()
     lock(runner, "3")
-    assert "You already shared a prediction in round 1 (1 work units per second); it stays" in runner.card.class_html
+    assert "You already shared a prediction in round 1 (1 work unit per second); it stays" in runner.card.class_html
     assert store.rounds_of(KEY)[0].predictions == (1.0,)
 
 

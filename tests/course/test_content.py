@@ -10,6 +10,7 @@ import pytest
 from app.course.catalog import lab_kinds
 from app.course.content import CONTENT_DIR, Exercise, SpecError, load_lessons, parse_lesson
 from app.course.exercise import model_reading
+from app.course.spec import unit_after
 from app.course.variants import run_steps
 from labs.timed import format_number
 
@@ -524,3 +525,21 @@ def test_an_explicit_bucket_cap_caps_the_first_bucket_too(lesson, exercise):
     cap = caps.get("bucket_cap", model.bucket_cap)
     first = caps.get("first_bucket_cap", model.first_bucket_cap)
     assert cap == 25 or first == cap, (exercise.id, caps)
+
+
+@pytest.mark.parametrize(
+    ("number", "unit", "reads"),
+    [
+        ("1", "work units per second", "1 work unit per second"),
+        ("-1", "work units per second", "-1 work unit per second"),
+        ("−1", "jobs", "−1 job"),
+        ("1.00", "work units per second", "1.00 work units per second"),
+        ("4", "work units", "4 work units"),
+        ("1", "ms", "1 ms"),
+        ("1", "s", "1 s"),
+        ("1", "GFLOP/s", "1 GFLOP/s"),
+        ("1", "", "1"),
+    ],
+)
+def test_a_unit_reads_in_the_singular_after_exactly_one(number, unit, reads):
+    assert f"{number} {unit_after(number, unit)}".rstrip() == reads
