@@ -98,12 +98,17 @@ class TwoWay:
         shown = self.shown()
         if shown == self.widget.value:
             return
-        self._shown_changed_at = time.monotonic()
         self._write(shown)
         self._report("")
 
     def _write(self, value: Any) -> None:
-        """Set the widget's value without taking it for a value from the page."""
+        """Set the widget's value without taking it for a value from the page.
+
+        A value the page does not have yet is on its way to it, and may cross the student's next
+        edit there: its time starts the ``resend_within`` window.
+        """
+        if value != self.widget.value:
+            self._shown_changed_at = time.monotonic()
         self._writing = True
         try:
             self.widget.value = value
@@ -117,9 +122,10 @@ class TwoWay:
         (the page shows what was typed, next to the refusal, which names the value kept) until
         the next value the page sends or the server shows; otherwise the value in force is shown.
 
-        The race ``resend_within`` covers: the server changed the field itself (a Reset, a preset)
-        just before the student's edit reached it, so that change may land on the page after the
-        edit and show instead of the edit. If the edit reads unchanged, or is refused, nothing
+        The race ``resend_within`` covers: the server changed the field itself (a Reset, a preset,
+        a value shown as the model reads it, an earlier resend) just before the student's edit
+        reached it, so that change may land on the page after the edit and show instead of the
+        edit. If the edit reads unchanged, or is refused, nothing
         would be sent (Panel drops it as an echo of the page's own change), so it is sent once
         more, next tick. Only then: an extra message per edit would cost a class-sized server.
         """
@@ -150,6 +156,10 @@ class TwoWay:
         """Send ``text`` (the widget's value) to the page again, even though it has not changed."""
         if self.widget.value != text:
             return  # something newer has been shown since
+        # The resent text is on its way to the page too: an edit typed there before it lands reads
+        # unchanged here as well, and is resent in its turn (the fuzz saw a field left showing the
+        # edit before last, 17.769901, while the model held the last, 29.46).
+        self._shown_changed_at = time.monotonic()
         self._writing = True
         try:
             with pn.io.hold():  # one message: the change to the temporary text and back combine

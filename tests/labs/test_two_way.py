@@ -171,6 +171,25 @@ def test_an_unchanged_edit_soon_after_a_server_change_is_sent_once_more(monkeypa
     assert model.applied == ["6"]
 
 
+@pytest.mark.parametrize("first", ["6", "6,0"], ids=["resent as typed", "shown as the model reads it"])
+def test_an_edit_that_crosses_the_servers_answer_to_the_edit_before_is_sent_once_more(monkeypatch, first):
+    """The fuzz's stale field: the server's answer to one edit ("6" resent, or "6,0" shown as "6")
+    reached the page after the student had typed the next, "8", which reads unchanged on the server
+    and so was never sent back: the page kept showing "6" while the model held 8."""
+    clock = [100.0]
+    monkeypatch.setattr(two_way.time, "monotonic", lambda: clock[0])
+    model, widget, _, _ = linked(resend_within=10.0)
+    model.x = 0.0  # a Reset
+    widget.sent.clear()
+    clock[0] += 1.0 if first == "6" else 20.0  # the first edit crosses the Reset, or comes long after
+    page_sends(widget, first)
+    assert widget.sent[-1] == "6" and model.x == 6
+    widget.sent.clear()
+    clock[0] += 9.0  # long after the Reset, soon after the answer to the first edit
+    page_sends(widget, "8")
+    assert model.x == 8 and widget.sent == ["8 ", "8"] and widget.value == "8"
+
+
 @pytest.mark.parametrize("after", [10.5, None], ids=["too late", "no server change"])
 def test_no_resend_outside_the_window_or_without_a_server_change(monkeypatch, after):
     clock = [100.0]
