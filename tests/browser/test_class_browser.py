@@ -116,7 +116,8 @@ def test_the_class_predicts_the_instructor_reveals_and_opens_a_new_round(browser
     assert not any("class:" in frame or "locked =" in frame for frame in first.received + second.received)
 
     results.get_by_role("button", name="Reveal").click()
-    expect(status).to_contain_text(f"locked = 2 · round 1 · answer {EXERCISE.answer:g} {EXERCISE.unit} (revealed)")
+    answer = EXERCISE.with_unit(f"{EXERCISE.answer:g}")
+    expect(status).to_contain_text(f"locked = 2 · round 1 · answer {answer} (revealed)")
     expect(a).to_contain_text("class: 2 locked · 1 of 2 (50%): right, within ±")  # the page polls and shows it
     expect(b).to_contain_text("yours 7.5")
 

@@ -268,7 +268,7 @@ def test_the_class_by_misconception_for_the_instructor_and_after_the_reveal_for_
     assert not view.show_split.visible and f"4 of 12 (33%): {alone.label}" in view.split.object
     student.classroom.poll()
     assert f"· 4 of 12 (33%): {alone.label} ·" in student.card.class_html
-    assert f"yours {format_number(alone.answer)} {EXERCISE.unit} ({alone.label})" in student.card.class_html
+    assert f"yours {EXERCISE.with_unit(format_number(alone.answer))} ({alone.label})" in student.card.class_html
     assert "other answers" not in student.card.class_html  # nobody gave another answer: not listed
 
     csv = view._csv().getvalue().splitlines()
@@ -292,11 +292,11 @@ def test_a_student_given_new_numbers_reads_the_answer_to_their_own_numbers_after
     votes = RoundVotes(Round(1, True), (written.answer, asked.answer), (None, name))
     line = class_result_text(written, votes, asked.answer, name)
     assert "2 of 2 (100%): right, each judged on the numbers they were given" in line
-    assert f"the answer to your numbers is {format_number(asked.answer)} {written.unit}" in line
+    assert f"the answer to your numbers is {written.with_unit(format_number(asked.answer))}" in line
     assert "median" not in line and f"of the answer {format_number(written.answer)}" not in line
     # a round where everyone had the numbers as written reads as before
     plain = class_result_text(written, RoundVotes(Round(1, True), (written.answer,), (None,)), written.answer, None)
-    assert f"of the answer {format_number(written.answer)} {written.unit}" in plain and "median" in plain
+    assert f"of the answer {written.with_unit(format_number(written.answer))}" in plain and "median" in plain
     assert class_result_text(written, RoundVotes(Round(1, True), ()), None, name).endswith(
-        f"the answer is {format_number(asked.answer)} {written.unit}"
+        f"the answer is {written.with_unit(format_number(asked.answer))}"
     )
