@@ -1,3 +1,6 @@
+// Two fixes to BokehJS 3.9's widget views, each patching a class found by name among a Button
+// view's ancestors; neither applies where the class or the members it replaces are missing.
+//
 // BokehJS 3.9 connects a new layout's views to their models before it draws them, and a layout
 // holding a JS component waits for that component's module in between. The controls' views
 // (buttons, selects, inputs, sliders) update their elements from the moment they are connected:
@@ -7,56 +10,7 @@
 // Here, while a control's elements do not exist yet, its views' updates that fail for that reason
 // (a TypeError) are dropped: the view draws its elements from the model's state once it renders.
 // Once drawn, every update runs and fails as before.
-(function () {
-  const widgets = window.Bokeh && window.Bokeh.Widgets
-  if (!widgets || !widgets.Button) return
-  let control = widgets.Button.prototype.default_view
-  while (control && !(Object.hasOwn(control, "__name__") && control.__name__ === "ControlView")) {
-    control = Object.getPrototypeOf(control)
-  }
-  if (!control || Object.hasOwn(control.prototype, "connect")) return
-  const { connect, disconnect } = control.prototype
-  const drawn = (view) => {
-    try {
-      for (const el of view.controls()) {
-        if (el == null) return false
-      }
-      return true
-    } catch (error) {
-      return false
-    }
-  }
-  control.prototype.connect = function (signal, slot) {
-    this.__beforeDrawn ??= new WeakMap()
-    let guarded = this.__beforeDrawn.get(slot)
-    if (guarded == null) {
-      const view = this
-      guarded = function (...args) {
-        if (drawn(view)) return slot.apply(this, args)
-        try {
-          return slot.apply(this, args)
-        } catch (error) {
-          if (!(error instanceof TypeError)) throw error
-        }
-      }
-      this.__beforeDrawn.set(slot, guarded)
-    }
-    return connect.call(this, signal, guarded)
-  }
-  control.prototype.disconnect = function (signal, slot) {
-    return disconnect.call(this, signal, this.__beforeDrawn?.get(slot) ?? slot)
-  }
-})()
-
-// A plot's keyboard stop in BokehJS 3.9 is its canvas's event layer (a div with tabindex 0), not
-// the plot's own element: a keyboard user lands there. The labs' plot descriptions
-// (labs/ui/assets/plot_text.js) name that layer through this function, the one place a page reads
-// the member; where this script is not sent (another BokehJS) they name the plot's own element.
-window.overlapPlotTabStop = (view) => {
-  const layer = view && view.canvas_view && view.canvas_view.events_el
-  return typeof Element !== "undefined" && layer instanceof Element ? layer : null
-}
-
+//
 // BokehJS 3.9 answers a button's label change by removing the label's view, building a new one
 // (an await), and then drawing a new <button> (AbstractButtonView.connect_signals). In between
 // the old button is empty and shrinks, and then it is replaced: a click aimed at Pause as Play
@@ -68,33 +22,84 @@ window.overlapPlotTabStop = (view) => {
 (function () {
   const widgets = window.Bokeh && window.Bokeh.Widgets
   if (!widgets || !widgets.Button) return
-  let button = widgets.Button.prototype.default_view
-  while (button && !(Object.hasOwn(button, "__name__") && button.__name__ === "AbstractButtonView")) {
-    button = Object.getPrototypeOf(button)
+  const ancestor = (name) => {
+    let view = widgets.Button.prototype.default_view
+    while (view && !(Object.hasOwn(view, "__name__") && view.__name__ === name)) view = Object.getPrototypeOf(view)
+    return view
   }
-  if (!button || Object.hasOwn(button.prototype, "rerender")) return
-  const { _rebuild_label: rebuild, rerender } = button.prototype
-  if (typeof rebuild !== "function" || typeof rerender !== "function") return
-  const drawnText = (view) => {
-    const text = view.label_view
-    return text != null && typeof text.model?.content === "string" && text.el instanceof Text &&
-      view.button_el instanceof Element && view.button_el.isConnected && view.button_el.contains(text.el)
-  }
-  button.prototype._rebuild_label = async function () {
-    const { label } = this.model
-    if (typeof label === "string" && drawnText(this)) {
-      this.label_view.model.content = label
-      this.__labelInPlace = true
-      return
+
+  function guardUntilDrawn(control) {
+    if (!control || Object.hasOwn(control.prototype, "connect")) return
+    const { connect, disconnect } = control.prototype
+    const drawn = (view) => {
+      try {
+        for (const el of view.controls()) {
+          if (el == null) return false
+        }
+        return true
+      } catch (error) {
+        return false
+      }
     }
-    return rebuild.call(this)
-  }
-  button.prototype.rerender = function () {
-    if (this.__labelInPlace) {
-      this.__labelInPlace = false
-      const el = this.button_el
-      if (drawnText(this) && el.disabled === Boolean(this.model.disabled)) return
+    control.prototype.connect = function (signal, slot) {
+      this.__beforeDrawn ??= new WeakMap()
+      let guarded = this.__beforeDrawn.get(slot)
+      if (guarded == null) {
+        const view = this
+        guarded = function (...args) {
+          if (drawn(view)) return slot.apply(this, args)
+          try {
+            return slot.apply(this, args)
+          } catch (error) {
+            if (!(error instanceof TypeError)) throw error
+          }
+        }
+        this.__beforeDrawn.set(slot, guarded)
+      }
+      return connect.call(this, signal, guarded)
     }
-    return rerender.call(this)
+    control.prototype.disconnect = function (signal, slot) {
+      return disconnect.call(this, signal, this.__beforeDrawn?.get(slot) ?? slot)
+    }
   }
+
+  function changeLabelsInPlace(button) {
+    if (!button || Object.hasOwn(button.prototype, "rerender")) return
+    const { _rebuild_label: rebuild, rerender } = button.prototype
+    if (typeof rebuild !== "function" || typeof rerender !== "function") return
+    const drawnText = (view) => {
+      const text = view.label_view
+      return text != null && typeof text.model?.content === "string" && text.el instanceof Text &&
+        view.button_el instanceof Element && view.button_el.isConnected && view.button_el.contains(text.el)
+    }
+    button.prototype._rebuild_label = async function () {
+      const { label } = this.model
+      if (typeof label === "string" && drawnText(this)) {
+        this.label_view.model.content = label
+        this.__labelInPlace = true
+        return
+      }
+      return rebuild.call(this)
+    }
+    button.prototype.rerender = function () {
+      if (this.__labelInPlace) {
+        this.__labelInPlace = false
+        const el = this.button_el
+        if (drawnText(this) && el.disabled === Boolean(this.model.disabled)) return
+      }
+      return rerender.call(this)
+    }
+  }
+
+  guardUntilDrawn(ancestor("ControlView"))
+  changeLabelsInPlace(ancestor("AbstractButtonView"))
 })()
+
+// A plot's keyboard stop in BokehJS 3.9 is its canvas's event layer (a div with tabindex 0), not
+// the plot's own element: a keyboard user lands there. The labs' plot descriptions
+// (labs/ui/assets/plot_text.js) name that layer through this function, the one place a page reads
+// the member; where this script is not sent (another BokehJS) they name the plot's own element.
+window.overlapPlotTabStop = (view) => {
+  const layer = view && view.canvas_view && view.canvas_view.events_el
+  return typeof Element !== "undefined" && layer instanceof Element ? layer : null
+}
