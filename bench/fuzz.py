@@ -54,10 +54,29 @@ def parse_args() -> argparse.Namespace:
     return parser.parse_args()
 
 
+class AnnouncedList(list):
+    """A list of violations that prints each one as it is added.
+
+    A violation shows the moment it is found, so a page that stalls after one (each later check
+    waiting out ``SETTLE_SECONDS``) still says why while it runs.
+    """
+
+    def append(self, item: str) -> None:
+        """Print ``item``, then keep it."""
+        print(f"    violation: {item[:600]}", flush=True)
+        super().append(item)
+
+    def __iadd__(self, items):  # list's own signature
+        """Print and keep each of ``items``."""
+        for item in items:
+            self.append(item)
+        return self
+
+
 def main() -> int:
     """Fuzz every target in runs of fresh pages and print the counts; 1 on any violation or page error."""
     args = parse_args()
-    tally = Tally()
+    tally = Tally(violations=AnnouncedList())
     page_errors: list[str] = []
     console_errors: list[str] = []
     per_target: Counter = Counter()
@@ -81,7 +100,6 @@ def main() -> int:
             )
             page.base_url = server.base_url  # type: ignore[attr-defined]
             before = sum(tally.actions.values())
-            found = len(tally.violations)
             if target == "exercise":
                 fuzz_lab(page, LABS["queue"], count, rng.randrange(2**32), tally, LESSON_PATH, exercise, args.phone)
             else:
@@ -95,8 +113,6 @@ def main() -> int:
                 f"{len(tally.violations)} violations ({tally.intercepted} intercepted clicks)",
                 flush=True,
             )
-            for line in tally.violations[found:][:3]:  # as they are found: a long run can be read while it goes
-                print(f"    {target}: {line[:600]}", flush=True)
         browser.close()
         log = server.log_text()
     tracebacks = log.count("Traceback")
