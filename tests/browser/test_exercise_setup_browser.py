@@ -120,3 +120,24 @@ def test_the_whole_exercise_by_taps_on_a_phone_keeps_the_prediction_beside_play_
     feedback = card.get_by_role("status").first
     expect(feedback).to_contain_text("Correct")
     expect(feedback).to_be_in_viewport()
+
+
+def test_on_a_phone_a_refused_prediction_says_why_beside_the_field(phone: Page):
+    """The card's own line is above the screen while the exercise is docked: the dock repeats it."""
+    lesson, exercise = GROWTH
+    phone.goto(f"{phone.base_url}/lesson?id={lesson.slug}")  # type: ignore[attr-defined]
+    card = phone.get_by_role("region", name=f"Exercise: {exercise.title}")
+    card.get_by_role("button", name="Start this exercise").tap()
+    prediction = card.get_by_role("textbox", name="Your prediction")
+    prediction.fill("abc")
+    card.get_by_role("button", name="Lock prediction").tap()
+    expect(card.get_by_role("alert")).to_contain_text("'abc' is not a number")  # what a screen reader hears
+    shown = card.locator(".dock-notice")  # the dock's copy, aria-hidden: for the eye
+    expect(shown).to_contain_text("'abc' is not a number")
+    expect(shown).to_be_in_viewport()
+    expect(prediction).to_be_in_viewport()
+    expect(prediction).to_have_value("abc")  # kept for correction
+    prediction.fill(f"{exercise.answer:g}")
+    card.get_by_role("button", name="Lock prediction").tap()
+    expect(prediction).to_be_disabled()
+    expect(shown).to_be_hidden()  # the reason goes once the prediction is taken

@@ -74,7 +74,11 @@ function drawCard(send, shareBase) {
   headPrompt.addEventListener("click", () => headPrompt.classList.toggle("open"))
   const headNext = document.createElement("p")
   headNext.className = "dock-next"
-  head.append(headTitle, headPrompt, headNext)
+  // A refused prediction's reason, next to the field it is about: the card's own line is above the
+  // screen while docked (its role="alert" is what a screen reader hears; this copy is for the eye).
+  const headNotice = document.createElement("p")
+  headNotice.className = "dock-notice field-error"
+  head.append(headTitle, headPrompt, headNext, headNotice)
   dock.append(head, setup, form)
   // The head repeats the card's words only while docked: no second copy of the question otherwise.
   const fillHead = () => {
@@ -82,6 +86,9 @@ function drawCard(send, shareBase) {
     const title = docked && steps.querySelector("h2, h3")
     const prompt = docked && steps.querySelector("h2 + p, h3 + p")
     const next = docked && steps.querySelector("li.current")
+    const notice = docked && steps.querySelector('p[role="alert"]')
+    headNotice.textContent = notice ? notice.textContent : ""
+    headNotice.hidden = !notice
     headTitle.textContent = title ? title.textContent : ""
     headPrompt.textContent = prompt ? prompt.textContent : ""
     headNext.textContent = next && next.firstChild ? `Next: ${next.firstChild.textContent}` : ""
