@@ -47,9 +47,16 @@ HINT_REGION = {"aria-live": "polite", "aria-atomic": "true"}
 """The line beside the time bar that says why Step or Play is off, or what a run still needs: a polite live
 region without a role, so that the lab's one ``role="status"`` stays its readout (design.md's UI contract)."""
 
-HINT_STYLE = {"min-height": "1.8em"}
+HINT_STYLE = {"min-height": "1.8em", "display": "grid"}
 """The line under the time bar that says why Step or Play is off, its height kept when empty:
-Play, Pause and a gate never move the readout and the rest below (nothing jumps)."""
+Play, Pause and a gate never move the readout and the rest below (nothing jumps). A grid of one cell
+(:data:`ONE_LINE`): the gate's line and the note shown while playing take the same line, never two."""
+
+ONE_LINE = {"grid-area": "1 / 1"}
+"""Where the gate's line and the playing note sit in the hint: the same cell. The note shows only while
+the gate's line is empty (player.js), so they never overlap; before, the note came under the gate's
+line and pushed the readout and the fields under the picture 21 px down for the length of each run
+(the phone fuzz: a tap on a field as a run ended landed on the field's edge)."""
 
 
 class Transport(param.Parameterized):
@@ -100,7 +107,11 @@ class Transport(param.Parameterized):
         # Why Step and Play are off, or what to do before a run counts: a polite live region that stays
         # in the page (an emptied one, not a hidden one), so each new line is announced.
         self.gate = Div(
-            text="", sizing_mode="stretch_width", margin=(0, 10, 0, 10), html_attributes=dict(HINT_REGION)
+            text="",
+            sizing_mode="stretch_width",
+            margin=(0, 10, 0, 10),
+            html_attributes=dict(HINT_REGION),
+            styles=dict(ONE_LINE),
         )
         # Shown by player.js while playing (like PhET's time controls, Step works only when paused).
         self.playing_note = Div(
@@ -108,6 +119,7 @@ class Transport(param.Parameterized):
             visible=False,
             sizing_mode="stretch_width",
             margin=(0, 10, 0, 10),
+            styles=dict(ONE_LINE),
         )
         look = {"stylesheets": [CONTROL_CSS]}
         self.play_button = Button(label="Play", button_type="primary", width=92, **look)
@@ -131,6 +143,7 @@ class Transport(param.Parameterized):
                 marker=self.marker,
                 status=self.status,
                 playing_note=self.playing_note,
+                gate=self.gate,
                 **layers,
             ),
             code=PLAYER_JS,
@@ -140,6 +153,7 @@ class Transport(param.Parameterized):
         # epoch: stop any playback; ask_time: a control was edited, so a playing page reports its t.
         self.state.js_on_change("epoch", player)
         self.state.js_on_change("ask_time", player)
+        self.gate.js_on_change("text", player)  # a gate's line while playing takes the note's place
         # Which controls a model has is known only from the model, so this watch is made here.
         self.model.param.watch(self._control_edited, list(self.model.controls))
         self.state.on_change("command", self._on_command)

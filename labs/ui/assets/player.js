@@ -1,7 +1,8 @@
 // Browser-side playback shared by every lab: the one CustomJS callback of a Transport.
 // Args in scope: state (PlaybackState, whose trajectory holds the breakpoints), play, step_button,
 // end_button and reset_button (Button), speed_select (Select), reveal and marker (ColumnDataSource), status (Div),
-// playing_note (Div), and for a lab with interval bars (a Gantt), bars (ColumnDataSource) and now (Span).
+// playing_note and gate (Div: one line under the time bar, the note shown only while the gate's is empty),
+// and for a lab with interval bars (a Gantt), bars (ColumnDataSource) and now (Span).
 // cb_obj says what happened: a click on one of the buttons, or a server change to the state.
 // During Play nothing below sends a message: every visual change uses setv(..., {sync: false}).
 // The only synced write is send(), once per Pause, end, To the end, Step, Reset or edit-while-playing,
@@ -80,7 +81,7 @@ function start() {
   P.last = performance.now()
   relabel(play, "Pause")
   step_button.setv({disabled: true}, {sync: false})
-  playing_note.setv({visible: true}, {sync: false})
+  playing_note.setv({visible: !gate.text}, {sync: false})
   if (state.report_play) send("play", null)
   const tick = (now) => {
     if (!P.playing) return
@@ -124,6 +125,8 @@ if (source === play) {
 } else if (source === reset_button) {
   stop(null)
   send("reset", null)
+} else if (source === gate) {  // the server's line for the gate takes the note's place while playing
+  playing_note.setv({visible: P.playing && !gate.text}, {sync: false})
 } else if (source === state) {
   if (state.epoch !== P.epoch) {  // the server stops any playback (exercise gating)
     P.epoch = state.epoch
