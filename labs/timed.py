@@ -263,6 +263,28 @@ class TimedModel(param.Parameterized):
             return self.pause_at
         return self.horizon
 
+    def run_end(self, reached: float) -> float:
+        """Where a run the page played to its end at ``reached`` ends in this model.
+
+        The page stops at its copy of ``pause_at`` or of the horizon (player.js ``limit``). An edit
+        made while it plays can move the horizon after the page last heard of it; the run then ends
+        where this model ends it, not a few microseconds short of the end with no outcome shown.
+
+        Parameters
+        ----------
+        reached : float
+            The time at which the page's run ended.
+
+        Returns
+        -------
+        float
+            ``pause_at`` where the run had not passed it (it stops there, as on the page), else the
+            horizon.
+        """
+        if self.pause_at is not None and reached <= self.pause_at < self.horizon:
+            return self.pause_at
+        return self.horizon
+
     def step(self) -> float:
         """Advance t by the step size, stopping at ``stop_time``.
 

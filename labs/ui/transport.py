@@ -9,6 +9,7 @@ browser sends one command carrying its t, and the model takes that t as the trut
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import panel as pn
@@ -233,8 +234,13 @@ class Transport(param.Parameterized):
             return
         before = self.model.param.values()
         with pn.io.hold(self.state.document):
-            if new.get("t") is not None:
-                self.model.take_time(new["t"])
+            reported = new.get("t")
+            if action == "end" and isinstance(reported, (int, float)) and math.isfinite(reported):
+                # The page's end may be a horizon an edit has moved since; worked out before the time
+                # is taken, which may end the exercise's run step and lift its pause.
+                reported = self.model.run_end(reported)
+            if reported is not None:
+                self.model.take_time(reported)
             if action == "step" and self.allowed:
                 self.model.step()
             elif action == "reset":

@@ -574,3 +574,21 @@ def test_the_choice_quantities_read_the_schedule():
     crossover_mib = 8 * 100e-6 * 10e9 / 2**20  # p·α·B_net bytes: the two terms are equal
     m.apply("layers", ", ".join([f"{crossover_mib}:2"] * 8))
     assert m.cost_share == "half and half"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    horizon=st.floats(0.5, 100.0),
+    pause=st.one_of(st.none(), st.floats(0.0, 120.0)),
+    reached=st.floats(0.0, 120.0),
+)
+def test_a_run_ends_at_the_pause_it_had_not_passed_or_at_the_horizon(horizon, pause, reached):
+    """``run_end``: the page's limit (player.js) worked out on the model's own pause and horizon."""
+    m = TimelineModel()
+    m.horizon, m.pause_at = horizon, pause
+    end = m.run_end(reached)
+    if pause is not None and reached <= pause < horizon:
+        assert end == pause
+    else:
+        assert end == horizon
+    assert end >= min(reached, horizon)

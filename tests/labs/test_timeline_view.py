@@ -275,3 +275,21 @@ def test_the_bucket_table_names_the_variable_when_it_is_set(lab):
     assert "Buckets (After the bucket rebuild (iteration 2 on), DDP_SET_LAST_BUCKET_CAP=1)" in lab.table.text
     cells = re.findall(r"<tr><td[^>]*>(\d+)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>", lab.table.text)
     assert cells == [("1", "8, 7, 6", "24"), ("2", "5, 4, 3, 2", "32"), ("3", "1", "8")]  # the small bucket last
+
+
+def test_an_end_the_page_reached_before_an_edit_moved_the_horizon_ends_where_the_model_ends(lab):
+    """The desktop fuzz (seed 4471): a run ended on the page at the horizon it last heard of, just
+    before the answer to an edit made while it played (a ninth rank) moved the end a little later.
+    The server took that stale end as a time: the lab stopped 2 µs short of the end, its readout
+    under way and the hang never said. A run reported ended ends where the model ends it."""
+    for control, text in (("layers", "2:0.5, 100:2, 8:0"), ("bucket_cap", "88.62"), ("compute_slowdown", "3")):
+        field(lab, control).input.value = text
+    for control, text in (("bandwidth", "55.9"), ("launch_gap", "1")):
+        field(lab, control).input.value = text
+    lab.choosers["skipped_layer"].value = "layer 2"
+    old_end = lab.model.horizon  # 5.2188 ms with 8 ranks
+    field(lab, "ranks").input.value = "9"  # the edit, answered before the page's end arrives
+    assert lab.model.horizon > old_end  # 5.2223 ms
+    send(lab, "end", old_end)
+    assert lab.model.t == lab.model.horizon
+    assert "hang: completed" in status_text(lab)
