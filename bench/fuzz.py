@@ -63,7 +63,7 @@ class AnnouncedList(list):
 
     def append(self, item: str) -> None:
         """Print ``item``, then keep it."""
-        print(f"    violation: {item[:600]}", flush=True)
+        print(f"    violation: {item[:1000]}", flush=True)
         super().append(item)
 
     def __iadd__(self, items):  # list's own signature

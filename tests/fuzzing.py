@@ -679,8 +679,10 @@ class Fuzzer:
             if covering:
                 self.tally.intercepted += 1
                 recent = " → ".join([*self.history[-6:], f"click {what!r}"])
+                log = " | ".join(line.strip()[:160] for line in waits[-4:])  # Playwright's last tries, for the cause
                 self.tally.violations.append(
                     f"[{self.spec.name}] a click on {what!r} was intercepted by {covering[-1][:240]} (after: {recent})"
+                    f" [Playwright: {log}]"
                 )
             return False
         return True
