@@ -17,7 +17,8 @@ skipped) and each such fix skipped alone, three figures:
 
 ``panel_write_queue`` is on in every configuration, "all off" included: it fixes a race that can leave
 a websocket write unsent (a correctness fix, with no speed figure; without it a student of the load
-can wait forever). ``task_timer`` is the bench's own instrument: on only for the pause, in every
+can wait forever); so is ``closed_connection`` (a traceback in the log as a tab closes during a keep-alive
+ping, no speed figure). ``task_timer`` is the bench's own instrument: on only for the pause, in every
 configuration.
 
 How
@@ -66,7 +67,10 @@ from devtools.serving import REPOSITORY
 LESSON, LAB = "/lesson?id=overlap", "/lab?id=queue"
 """The pages built in-process; the session opens use the lesson."""
 
-NO_SPEED = {"panel_write_queue": "a correctness fix (a queued websocket write left unsent): no speed figure"}
+NO_SPEED = {
+    "panel_write_queue": "a correctness fix (a queued websocket write left unsent): no speed figure",
+    "closed_connection": "a correctness fix (a traceback as a tab closes during a keep-alive ping): no speed figure",
+}
 """Fixes never turned off here, and why (``task_timer`` is this bench's instrument)."""
 
 TOGGLED = tuple(fix.name for fix in FIXES if fix.name not in NO_SPEED and not fix.only_if)

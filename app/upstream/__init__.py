@@ -145,6 +145,15 @@ FIXES: tuple[Fix, ...] = (
         consequence="a page opens its websocket only once its bundles have run (later first figures on a slow phone)",
     ),
     Fix(
+        "closed_connection",
+        (BOKEH,),
+        summary="a websocket closed after the keep-alive ping let its connection go",
+        consequence=(
+            "a tab closed as the server pings it logs a traceback (an AssertionError in Bokeh's on_close); "
+            "nothing else is lost"
+        ),
+    ),
+    Fix(
         "routes_first",
         (BOKEH,),
         serving="app",
