@@ -1,4 +1,4 @@
-"""A fix for Bokeh 3.9's websocket handler: a connection its keep-alive ping gave up on is closed twice over.
+"""A fix for Bokeh 3.9's websocket handler: a connection its keep-alive ping already let go of, closed without an error.
 
 Every few seconds Bokeh's server pings each open connection (``BokehTornado._keep_alive``). A ping that
 meets a websocket already closing raises ``WebSocketClosedError``; Bokeh then calls ``client_lost``,
