@@ -16,6 +16,7 @@ from app.course.content import load_lessons
 from app.course.exercise import shown_setting
 from app.course.exercise_setup import SETUP_LABEL
 from tests.student import type_value
+from tests.waiting import poll
 
 pytestmark = pytest.mark.browser
 
@@ -28,6 +29,26 @@ GROWTH = next(
     and exercise.steps[1].value > 1
 )
 """A queue exercise whose setup is Reset, λ (above the default 1) and μ, then Play: lesson 1's growth."""
+
+
+UNCOVERED = """(el) => {
+  // Wholly inside the window, and what a tap at its middle reaches (through shadow roots) is inside it.
+  const r = el.getBoundingClientRect()
+  if (r.width === 0 || r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) return false
+  const x = r.x + r.width / 2, y = r.y + r.height / 2
+  let hit = document.elementFromPoint(x, y)
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y)
+    if (!inner || inner === hit) break
+    hit = inner
+  }
+  return el.contains(hit)
+}"""
+
+
+def readable(line: Locator) -> bool:
+    """Whether ``line`` is wholly on screen and nothing lies over it."""
+    return line.evaluate(UNCOVERED)
 
 
 def start(page: Page) -> tuple[Locator, Locator]:
@@ -62,6 +83,10 @@ def test_play_without_the_setup_names_the_setting_beside_play_and_the_setup_butt
     expect(beside_play).to_be_visible()
     expect(beside_play).to_contain_text("Arrival rate λ is 1 (this exercise needs 4)")
     expect(beside_play).to_be_in_viewport()
+    # Readable where the student looks: on a phone the line beside Play lies under the docked card,
+    # so the dock says it too.
+    advice = page.get_by_text("Arrival rate λ is 1 (this exercise needs 4)")
+    poll(lambda: any(readable(line) for line in advice.all()), page=page, what="the setup advice, uncovered")
     expect(lab.get_by_role("button", name="Play")).to_be_visible()  # the run goes on: exploring is allowed
     card.get_by_role("button", name=SETUP_LABEL).click()
     expect(beside_play).to_have_count(0)

@@ -87,11 +87,16 @@ function drawCard(send, shareBase) {
     const prompt = docked && steps.querySelector("h2 + p, h3 + p")
     const next = docked && steps.querySelector("li.current")
     const notice = docked && steps.querySelector('p[role="alert"]')
+    // What differs from the exercise's setup says more than the next step: the same line beside Play
+    // is under the dock on a phone, so the dock carries it.
+    const advice = docked && steps.querySelector("p.setup-note")
     headNotice.textContent = notice ? notice.textContent : ""
     headNotice.hidden = !notice
     headTitle.textContent = title ? title.textContent : ""
     headPrompt.textContent = prompt ? prompt.textContent : ""
-    headNext.textContent = next && next.firstChild ? `Next: ${next.firstChild.textContent}` : ""
+    if (advice) headNext.textContent = advice.textContent
+    else headNext.textContent = next && next.firstChild ? `Next: ${next.firstChild.textContent}` : ""
+    headNext.classList.toggle("setup-note", !!advice)
   }
   const feedback = document.createElement("div")
   feedback.setAttribute("role", "status")
