@@ -164,7 +164,34 @@ NOT_FINITE = re.compile(r"\b(?:nan|inf|infinity|undefined|unbounded)\b", re.IGNO
 NEGATIVE_ZERO = re.compile(r"(?<![\w.])[-\u2212]0(?:[.,]0+)?(?![\w.,])")
 DIGITS = re.compile(r"\d[\d.,]*\d|\d")
 KEPT = re.compile(r"; kept (.+)\.$")
-INTERCEPTED = re.compile(r"- (.+?) intercepts pointer events")
+ACTIONABILITY = re.compile(
+    r"- (?:(.+?) intercepts pointer events|element (?:is not|is outside|was detached).*)$", re.MULTILINE
+)
+"""A line of Playwright's call log that says why it could not click yet: covered, or not visible,
+enabled, stable, attached or in the viewport."""
+
+
+def covered_to_the_end(call_log: str) -> str | None:
+    """The element over the control when Playwright gave up, or None if it gave up for another reason.
+
+    Playwright retries a click until its timeout, and its log says each time why it could not click.
+    Only a control covered at the last try is covered: one covered for a moment while the page laid
+    itself out and then hidden, disabled or gone (a button pressed twice, Play turned off by a gate)
+    is a miss, as a student's second tap on a vanished button is.
+
+    Parameters
+    ----------
+    call_log : str
+        The text of Playwright's ``TimeoutError``.
+
+    Returns
+    -------
+    str or None
+        The covering element as Playwright names it.
+    """
+    reasons = ACTIONABILITY.findall(call_log)
+    return reasons[-1] or None if reasons else None
+
 CLICK_TIMEOUT_MS = 5000
 """How long a click may wait for its control to be visible, stable and not covered: far longer than
 any layout takes to settle, far shorter than Playwright's 30 s (a covered control is a violation)."""
@@ -673,7 +700,7 @@ class Fuzzer:
             else:
                 target.click(timeout=CLICK_TIMEOUT_MS, trial=trial)
         except PlaywrightTimeout as miss:
-            covering = INTERCEPTED.findall(str(miss))
+            covering = covered_to_the_end(str(miss))
             waits = re.findall(r"^\s*- (.+)$", str(miss), re.MULTILINE)
             self.tally.missed[f"{what}: {re.sub(r'<[^>]*>', '<…>', waits[-1])[:90] if waits else 'no call log'}"] += 1
             if covering:
@@ -681,7 +708,7 @@ class Fuzzer:
                 recent = " → ".join([*self.history[-6:], f"click {what!r}"])
                 log = " | ".join(line.strip()[:160] for line in waits[-4:])  # Playwright's last tries, for the cause
                 self.tally.violations.append(
-                    f"[{self.spec.name}] a click on {what!r} was intercepted by {covering[-1][:240]} (after: {recent})"
+                    f"[{self.spec.name}] a click on {what!r} was intercepted by {covering[:240]} (after: {recent})"
                     f" [Playwright: {log}]"
                 )
             return False

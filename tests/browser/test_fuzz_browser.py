@@ -10,9 +10,10 @@ import re
 import time
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from tests.fuzzing import ACTIONS_PER_LAB, LABS, SEED, Tally, fuzz_lab
+from tests.fuzzing import ACTIONS_PER_LAB, LABS, SEED, Tally, covered_to_the_end, fuzz_lab
 from tests.student import open_lab, reading, type_value, wait_until
 
 # ----- the test -------------------------------------------------------------------------------
@@ -86,3 +87,41 @@ def test_reset_after_play_shows_t_zero(page, changed):
     expect(lab.get_by_role("button", name="Play")).to_be_visible()
     first = next(t for t in times_shown(page) if t > 0)
     assert first < PLAYED, times_shown(page)
+
+
+COVER = """
+<button id="covered" style="position:absolute; top:20px; left:20px; width:120px; height:44px">Play</button>
+<div id="lid" style="position:absolute; top:0; left:0; width:300px; height:100px; background:#eee"></div>
+"""
+"""A button under a box laid over it: a tap there reaches the box."""
+
+
+def call_log(page, lift_after_ms: int | None) -> str:
+    """Playwright's log of a tap on the covered button that times out; the box lifted and the button
+    hidden after ``lift_after_ms``, as when a page lays itself out and the control goes (None: never)."""
+    page.set_content(COVER)
+    if lift_after_ms is not None:
+        page.evaluate(
+            """ms => setTimeout(() => { document.getElementById('lid').remove();
+                                      document.getElementById('covered').hidden = true }, ms)""",
+            lift_after_ms,
+        )
+    with pytest.raises(PlaywrightTimeout) as miss:
+        page.get_by_role("button", name="Play").tap(timeout=1500)
+    return str(miss.value)
+
+
+@pytest.mark.browser
+def test_only_a_control_covered_at_the_last_try_counts_as_covered(browser):
+    """The fuzz's rule, on Playwright's own call logs from a real Chromium with touch."""
+    context = browser.new_context(has_touch=True, is_mobile=True, viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        covered = call_log(page, None)
+        assert "intercepts pointer events" in covered
+        assert 'id="lid"' in (covered_to_the_end(covered) or "")
+        covered_then_gone = call_log(page, 400)
+        assert "intercepts pointer events" in covered_then_gone and "element is not visible" in covered_then_gone
+        assert covered_to_the_end(covered_then_gone) is None
+    finally:
+        context.close()
