@@ -192,6 +192,7 @@ def covered_to_the_end(call_log: str) -> str | None:
     reasons = ACTIONABILITY.findall(call_log)
     return reasons[-1] or None if reasons else None
 
+
 CLICK_TIMEOUT_MS = 5000
 """How long a click may wait for its control to be visible, stable and not covered: far longer than
 any layout takes to settle, far shorter than Playwright's 30 s (a covered control is a violation)."""
