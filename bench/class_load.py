@@ -16,7 +16,9 @@ Scenarios
 ---------
 ``--sessions N --ramp S`` (default 100 over 10 s), or ``--scenario lecture`` (300 students arriving
 uniformly over 120 s), ``burst`` (100 within 10 s), ``seminar`` (100 over 60 s, the class one
-process is to hold: page open p95 ≤ 5 s, click p95 ≤ 250 ms) or ``both`` (lecture, then burst, on the same
+process is to hold: page open p95 ≤ 5 s, click p95 ≤ 250 ms), ``thousand`` (1,000 over 120 s, what
+``make serve-cluster`` on one 2-core machine is to hold, issue 47: the same budgets, 0 errors, every
+session built once) or ``both`` (lecture, then burst, on the same
 servers; between the two the bench waits until every process's ``/healthz`` reports 0 live
 sessions, and says so if they do not drop within ``--idle-timeout``).
 
@@ -94,7 +96,7 @@ and a regression (more CPU per student) fails on both.
 Usage::
 
     .venv/bin/python -m bench.class_load [--sessions 100] [--ramp 10] [--seed 1]
-    .venv/bin/python -m bench.class_load --scenario {lecture,burst,both}
+    .venv/bin/python -m bench.class_load --scenario {lecture,burst,seminar,thousand,both}
     .venv/bin/python -m bench.class_load --url http://127.0.0.1:8080 [--scenario both]
         [--app-health http://127.0.0.1:5007/healthz,http://127.0.0.1:5008/healthz] [--no-compare-single]
     .venv/bin/python -m bench.class_load --sessions 150 --ramp 60 --compare-gc
@@ -135,7 +137,7 @@ def parse_args() -> tuple[argparse.Namespace, list[Scenario]]:
     parser.add_argument("--ramp", type=float, help="seconds over which students arrive (default 10)")
     parser.add_argument(
         "--scenario",
-        choices=("lecture", "burst", "seminar", "both"),
+        choices=("lecture", "burst", "seminar", "thousand", "both"),
         help="a preset instead of --sessions/--ramp (both: lecture then burst)",
     )
     parser.add_argument("--url", help="run against this running server (e.g. http://127.0.0.1:8080) instead")
