@@ -16,12 +16,13 @@ once where nothing else refers to them; what they hold in cycles is frozen garba
 :mod:`app.upstream.session_sweep` frees most of that without a full collection: it finds the cycles from the
 session's own objects (weak references taken as its page was built and loaded) and breaks them,
 walking that session and not the open ones. :func:`collect_discarded` (in place of Panel's own
-collection) sweeps the discarded sessions, one per event-loop callback. What a sweep misses (a few
-objects of a lesson session, measured; a whole session when a walk is given up) waits for a thaw,
-which unfreezes and walks everything: it is due only once the discarded sessions since the last one
-outnumber the open ones, a swept session counting :data:`THAW_FACTOR` (50) times less, and always when
-none is open (the end of a lecture). The memory held back is then at most about the open sessions'
-own.
+collection) sweeps the discarded sessions, one per event-loop callback. What a sweep misses (about 10
+objects of a lesson session, measured: a timer's callback frozen while it was pending; a whole
+session when a walk is given up) waits for a thaw, which unfreezes and walks everything. A thaw
+walks every open session at once (3 s with 500 open on the 2-core machine), so it runs only when
+none is open: at the end of a lecture, or in any quiet moment of a hosted course. While a class is
+open the process holds back what sweeps missed, counted in ``/healthz`` (``swept``,
+``sweeps_given_up``, ``unswept``).
 """
 
 from __future__ import annotations
@@ -42,15 +43,15 @@ from app.upstream import session_sweep
 _PANEL_COLLECT = None
 """Panel's own collection after a discard, kept by :func:`install` (read then, never at import)."""
 
-THAW_FACTOR = 50
-"""A swept session leaves this many times less garbage than an unswept one, at least.
+LEFT_BY_A_SWEEP = 10
+"""Objects of a discarded lesson session that a sweep leaves frozen, about (what only a thaw frees).
 
-Measured (December 2026, 24 lesson sessions open, 40 opened and discarded, ``/healthz?frozen=1``
-before and after their sweeps): 244 more frozen objects per discarded session, one of the 40 given up
-(about 5,300 objects); a swept one left about 114 of the 7,650 an open lesson session holds, 1.5 %, a
-67th. With a quarter, as first set, a thaw fell due at 500 open sessions after about 2,000 discards,
-walking every open session at once (3 s on the 2-core machine); with a fiftieth, after about 11,000
-(2.5 % given up), and the garbage held back then is still at most about the open sessions' own."""
+Measured 5 December 2026 (10 lesson sessions open, 20 opened and discarded in two batches, a server
+with a ``gc.DEBUG_SAVEALL`` collection after the sweeps): 192 garbage objects left in all, a timer
+callback's closure cells and its ``TimeoutCallback`` per session, of the 8,300 a session holds;
+before the walk stopped at open sessions (:func:`app.upstream.session_sweep.still_open`), 16,720,
+two sweeps of the 20 given up. A thousand students leaving a process that never empties hold back
+about 10,000 objects, a few megabytes, until it does."""
 
 POLICY_ENV = "OVERLAP_GC"
 """Set to ``panel`` to serve without this module (Panel's and CPython's own collections), to compare."""
@@ -70,7 +71,6 @@ class Collector:
     objects_swept = 0
     survivors = 0
     longest_sweep_ms = 0.0
-    held_back = 0.0  # discarded sessions' garbage since the last thaw, in unswept sessions' worth
     pending: list[list[weakref.ref]] = []  # discarded sessions' roots, not yet swept
 
     COUNTS = (
@@ -141,7 +141,6 @@ def _discarded(roots: list[weakref.ref] | None, _session_context: object) -> Non
         # No roots: built before start-up settled, or everything it made was frozen by another
         # session's freeze before its own capture (sessions built at the same moment, under load)
         Collector.unswept += 1
-        Collector.held_back += 1
 
 
 def freeze_session() -> None:
@@ -157,7 +156,6 @@ def thaw() -> None:
     gc.collect()
     gc.freeze()
     Collector.discarded_since_thaw = 0
-    Collector.held_back = 0.0
     Collector.thaws += 1
 
 
@@ -177,27 +175,33 @@ def collect_discarded() -> None:
 
 
 def sweep_next() -> None:
-    """Sweep one discarded session and come back for the next; once none is left, thaw if due."""
+    """Sweep one discarded session and come back for the next; once none is left, thaw if none is open."""
     if Collector.pending:
         started = time.perf_counter()
         result = session_sweep.sweep(Collector.pending.pop(0))
         Collector.longest_sweep_ms = max(Collector.longest_sweep_ms, 1000 * (time.perf_counter() - started))
         if result.given_up:
             Collector.sweeps_given_up += 1
-            Collector.held_back += 1
         else:
             Collector.swept += 1
             Collector.objects_swept += result.unreachable
             Collector.survivors += result.survivors
-            Collector.held_back += 1 / THAW_FACTOR
         IOLoop.current().add_callback(sweep_next)
         return
-    if Collector.discarded_since_thaw and (
-        Collector.open_sessions == 0 or Collector.held_back >= Collector.open_sessions
-    ):
+    if Collector.discarded_since_thaw and thaw_due():
         thaw()
     else:
         gc.collect(1)
+
+
+def thaw_due() -> bool:
+    """Whether a thaw may run now: only when no session is open, so that it holds up no student.
+
+    A thaw walks every frozen object, each open session's 8,300 with the rest: about 3 s with 500
+    open on the 2-core machine (issue 47), 150 ms with none. What the sweeps miss while a class is
+    open (:data:`LEFT_BY_A_SWEEP`) is small enough to wait for the process to empty.
+    """
+    return Collector.open_sessions == 0
 
 
 def applies() -> str:

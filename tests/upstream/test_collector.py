@@ -23,7 +23,6 @@ class Node:
 def clean_counts(monkeypatch):
     for name in Collector.COUNTS:
         monkeypatch.setattr(Collector, name, 0)
-    monkeypatch.setattr(Collector, "held_back", 0.0)
     monkeypatch.setattr(Collector, "longest_sweep_ms", 0.0)
     monkeypatch.setattr(Collector, "pending", [])
     monkeypatch.setattr(document, "_panel_last_cleanup", 0.0)  # no discard "just now": no debounce
@@ -31,7 +30,7 @@ def clean_counts(monkeypatch):
     gc.unfreeze()
 
 
-def test_a_frozen_session_is_not_walked_and_its_cycles_wait_for_a_thaw():
+def test_a_frozen_session_is_not_walked_and_its_cycles_wait_for_the_process_to_empty():
     session = Node()
     alive = weakref.ref(session)
     collector.freeze_session()
@@ -41,10 +40,13 @@ def test_a_frozen_session_is_not_walked_and_its_cycles_wait_for_a_thaw():
     collector._discarded(None, None)
     gc.collect()
     assert alive() is not None  # a full collection does not walk frozen objects
-    collector.collect_discarded()  # 1 discarded, 2 open: not due
+    collector.collect_discarded()  # 1 discarded, 2 open: a thaw would hold them up
     assert alive() is not None and Collector.thaws == 0
     collector._discarded(None, None)
-    collector.collect_discarded()  # 2 discarded, 1 open: due
+    collector.collect_discarded()  # 2 discarded, 1 open: still none
+    assert alive() is not None and Collector.thaws == 0
+    collector._discarded(None, None)
+    collector.collect_discarded()  # the last one gone: the thaw runs
     assert alive() is None and Collector.thaws == 1 and Collector.discarded_since_thaw == 0
     assert gc.get_freeze_count() > 0  # what is still alive is frozen again
 
@@ -78,8 +80,13 @@ def test_the_report_counts():
     assert Collector.report(count_frozen=True)["frozen_objects"] == gc.get_freeze_count()
 
 
-def test_a_swept_discard_weighs_a_fiftieth_of_an_unswept_one_towards_the_thaw(monkeypatch):
+def no_loop_callbacks(monkeypatch) -> None:
+    """Each sweep's next step is called by the test, not the event loop."""
     monkeypatch.setattr(collector.IOLoop, "current", lambda: type("Loop", (), {"add_callback": lambda self, f: None})())
+
+
+def test_a_swept_discard_is_freed_at_once_and_no_number_of_discards_thaws_while_one_is_open(monkeypatch):
+    no_loop_callbacks(monkeypatch)
     Collector.open_sessions = 3
     session = Node()
     alive = weakref.ref(session)
@@ -90,24 +97,26 @@ def test_a_swept_discard_weighs_a_fiftieth_of_an_unswept_one_towards_the_thaw(mo
     assert Collector.pending == [roots] and Collector.open_sessions == 2
     collector.collect_discarded()  # sweeps it: its cycle is freed, no thaw
     assert alive() is None and Collector.swept == 1 and Collector.thaws == 0
-    assert Collector.held_back == 1 / collector.THAW_FACTOR
-    collector.sweep_next()  # nothing pending: 0.02 held back against 2 open is not due
-    assert Collector.thaws == 0
-    for _ in range(7):
-        collector._discarded([], None)  # seven without roots: a full session's worth each
-    assert Collector.unswept == 7
+    Collector.open_sessions = 5500
+    for _ in range(5000):
+        collector._discarded([], None)  # without roots: a whole session's garbage each
     collector.sweep_next()
-    assert Collector.thaws == 1 and Collector.held_back == 0.0
+    assert Collector.unswept == 5000 and Collector.open_sessions == 500
+    assert Collector.thaws == 0  # it would walk all 500 at once
+    Collector.open_sessions = 0
+    collector.sweep_next()
+    assert Collector.thaws == 1 and Collector.discarded_since_thaw == 0
 
 
-def test_a_sweep_given_up_counts_as_an_unswept_session(monkeypatch):
-    monkeypatch.setattr(collector.IOLoop, "current", lambda: type("Loop", (), {"add_callback": lambda self, f: None})())
+def test_a_sweep_given_up_is_counted_and_waits_for_the_process_to_empty(monkeypatch):
+    no_loop_callbacks(monkeypatch)
     monkeypatch.setattr(collector.session_sweep, "MAX_WALK", 0)
     Collector.open_sessions = 5
     session = Node()
     collector._discarded([weakref.ref(session)], None)
-    collector.sweep_next()
-    assert Collector.sweeps_given_up == 1 and Collector.held_back == 1 and Collector.thaws == 0
+    collector.sweep_next()  # given up
+    collector.sweep_next()  # nothing pending: 4 open, no thaw
+    assert Collector.sweeps_given_up == 1 and Collector.thaws == 0
 
 
 def test_start_up_settling_freezes_nothing_without_the_collector(monkeypatch):

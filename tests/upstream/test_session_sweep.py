@@ -12,6 +12,7 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from panel.io.document import _cleanup_doc
+from panel.io.state import state
 
 from app.upstream import session_sweep
 from tests.page_documents import document_shape, page_document
@@ -197,3 +198,43 @@ def test_a_cycle_through_slots_is_broken_and_nothing_survives():
         result = session_sweep.sweep(refs)
         assert result.unreachable == 2 and result.survivors == 0
         assert [ref() for ref in refs] == [None, None]
+
+
+def test_a_walk_stops_at_a_page_still_open_and_finds_the_same_garbage():
+    """Sessions opened at the same moment share a freeze: a discarded one's roots hold the others' objects."""
+    page_document("/lesson?id=overlap")
+    gc.collect()
+    session_sweep.mark_shared()
+    try:
+        kept = page_document("/lesson?id=overlap")  # its objects are among the roots below, unfrozen
+        discarded = page_document("/lesson?id=overlap")
+        roots = session_sweep.session_roots(discarded)
+        gc.freeze()
+        _cleanup_doc(discarded)
+        del discarded
+        objects = session_sweep.walk(ref() for ref in roots)
+        walked = set(map(id, objects))
+        assert id(kept) not in walked and not walked & set(map(id, kept.models))
+        found = len(session_sweep.unreachable(objects))  # held by nothing else while counted
+        del objects
+        with mock.patch.object(session_sweep, "_hubs", lambda: ()):  # the walk as it was: into the open page
+            everything = session_sweep.walk(ref() for ref in roots)
+        assert len(everything) > len(walked) and id(kept) in set(map(id, everything))
+        assert len(session_sweep.unreachable(everything)) == found > 1000
+    finally:
+        gc.unfreeze()
+        session_sweep.forget_shared()
+
+
+def test_an_open_pages_document_models_and_panes_are_open_and_a_destroyed_pages_are_not():
+    doc = page_document("/queue")
+    panes = [pane for pane, _root, shown_in, _comm in state._views.values() if shown_in is doc]
+    models = list(doc.models)
+    assert panes and models
+    assert session_sweep.still_open(doc)
+    assert all(session_sweep.still_open(model) for model in models)
+    assert all(session_sweep.still_open(pane) for pane in panes)
+    _cleanup_doc(doc)
+    assert not session_sweep.still_open(doc)
+    assert not any(session_sweep.still_open(model) for model in models)
+    assert not any(session_sweep.still_open(pane) for pane in panes)
