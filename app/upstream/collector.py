@@ -16,7 +16,7 @@ once where nothing else refers to them; what they hold in cycles is frozen garba
 :mod:`app.upstream.session_sweep` frees most of that without a full collection: it finds the cycles from the
 session's own objects (weak references taken as its page was built and loaded) and breaks them,
 walking that session and not the open ones. :func:`collect_discarded` (in place of Panel's own
-collection) sweeps the discarded sessions, one per event-loop callback. What a sweep misses (about 10
+collection) sweeps the discarded sessions, one per event-loop callback. What a sweep misses (a few
 objects of a lesson session, measured: a timer's callback frozen while it was pending; a whole
 session when a walk is given up) waits for a thaw, which unfreezes and walks everything. A thaw
 walks every open session at once (3 s with 500 open on the 2-core machine), so it runs only when
@@ -42,16 +42,6 @@ from app.upstream import session_sweep
 
 _PANEL_COLLECT = None
 """Panel's own collection after a discard, kept by :func:`install` (read then, never at import)."""
-
-LEFT_BY_A_SWEEP = 10
-"""Objects of a discarded lesson session that a sweep leaves frozen, about (what only a thaw frees).
-
-Measured 5 December 2026 (10 lesson sessions open, 20 opened and discarded in two batches, a server
-with a ``gc.DEBUG_SAVEALL`` collection after the sweeps): 192 garbage objects left in all, a timer
-callback's closure cells and its ``TimeoutCallback`` per session, of the 8,300 a session holds;
-before the walk stopped at open sessions (:func:`app.upstream.session_sweep.still_open`), 16,720,
-two sweeps of the 20 given up. A thousand students leaving a process that never empties hold back
-about 10,000 objects, a few megabytes, until it does."""
 
 POLICY_ENV = "OVERLAP_GC"
 """Set to ``panel`` to serve without this module (Panel's and CPython's own collections), to compare."""
@@ -199,7 +189,13 @@ def thaw_due() -> bool:
 
     A thaw walks every frozen object, each open session's 8,300 with the rest: about 3 s with 500
     open on the 2-core machine (issue 47), 150 ms with none. What the sweeps miss while a class is
-    open (:data:`LEFT_BY_A_SWEEP`) is small enough to wait for the process to empty.
+    open is small enough to wait for the process to empty. Measured 5 December 2026 (10 lesson
+    sessions open, 40 opened and discarded in batches of 10, then a full collection with
+    ``gc.DEBUG_SAVEALL``): 160 garbage objects left in all, 4 a session (10 timer callbacks' closures,
+    frozen while they were pending; 10 a session in a run with 20), none given up; before the walk stopped at open sessions
+    (:func:`app.upstream.session_sweep.still_open`), 13,546, 3 of the 40 given up. A thousand
+    students leaving a process that never empties hold back a few thousand objects until it does;
+    a sweep given up (``sweeps_given_up``) holds back its whole session, about 8,000.
     """
     return Collector.open_sessions == 0
 
