@@ -191,11 +191,12 @@ def thaw_due() -> bool:
     open on the 2-core machine (issue 47), 150 ms with none. What the sweeps miss while a class is
     open is small enough to wait for the process to empty. Measured 5 December 2026 (10 lesson
     sessions open, 40 opened and discarded in batches of 10, then a full collection with
-    ``gc.DEBUG_SAVEALL``): 160 garbage objects left in all, 4 a session (10 timer callbacks' closures,
-    frozen while they were pending; 10 a session in a run with 20), none given up; before the walk stopped at open sessions
-    (:func:`app.upstream.session_sweep.still_open`), 13,546, 3 of the 40 given up. A thousand
-    students leaving a process that never empties hold back a few thousand objects until it does;
-    a sweep given up (``sweeps_given_up``) holds back its whole session, about 8,000.
+    ``gc.DEBUG_SAVEALL``): 160 garbage objects left in all, 4 a session (10 timer callbacks'
+    closures, frozen while they were pending; about 10 a session in a run with 20), none given up;
+    before the walk stopped at open sessions (:func:`app.upstream.session_sweep.still_open`),
+    13,546, 3 of the 40 given up. A thousand students leaving a process that never empties hold
+    back a few thousand objects until it does; a sweep given up (``sweeps_given_up``) holds back
+    its whole session, about 8,000.
     """
     return Collector.open_sessions == 0
 
