@@ -26,6 +26,19 @@ def type_value(lab: Locator, field: str | re.Pattern[str], value: str) -> None:
     box.press("Enter")
 
 
+REACHED_AT_MIDDLE = """
+  const r = el.getBoundingClientRect()
+  const x = r.x + r.width / 2, y = r.y + r.height / 2
+  let hit = document.elementFromPoint(x, y)
+  while (hit && hit.shadowRoot) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y)
+    if (!inner || inner === hit) break
+    hit = inner
+  }
+"""
+"""The body of a page function of ``el``: ``r`` its box and ``hit`` what a click at its middle reaches,
+through shadow roots (a control covered by something else reaches that)."""
+
 READ_THROUGH = "e => ((e.shadowRoot && e.shadowRoot.querySelector('.readout')) || e).innerText"
 """A lab's live region is a Bokeh ``Div``'s own element, its text in the ``Div``'s shadow root (where
 the host's ``innerText`` does not reach); any other status element is read as it is."""

@@ -15,7 +15,7 @@ from app.course.catalog import lab_kinds
 from app.course.content import load_lessons
 from app.course.exercise import shown_setting
 from app.course.exercise_setup import SETUP_LABEL
-from tests.student import type_value
+from tests.student import REACHED_AT_MIDDLE, type_value
 from tests.waiting import poll
 
 pytestmark = pytest.mark.browser
@@ -31,19 +31,11 @@ GROWTH = next(
 """A queue exercise whose setup is Reset, λ (above the default 1) and μ, then Play: lesson 1's growth."""
 
 
-UNCOVERED = """(el) => {
-  // Wholly inside the window, and what a tap at its middle reaches (through shadow roots) is inside it.
-  const r = el.getBoundingClientRect()
-  if (r.width === 0 || r.top < 0 || r.left < 0 || r.bottom > innerHeight || r.right > innerWidth) return false
-  const x = r.x + r.width / 2, y = r.y + r.height / 2
-  let hit = document.elementFromPoint(x, y)
-  while (hit && hit.shadowRoot) {
-    const inner = hit.shadowRoot.elementFromPoint(x, y)
-    if (!inner || inner === hit) break
-    hit = inner
-  }
-  return el.contains(hit)
-}"""
+UNCOVERED = f"""(el) => {{{REACHED_AT_MIDDLE}
+  // Wholly inside the window, and what a tap at its middle reaches is inside it.
+  const inside = r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth
+  return inside && el.contains(hit)
+}}"""
 
 
 def readable(line: Locator) -> bool:

@@ -14,23 +14,15 @@ import re
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
-from tests.student import open_lab, readout, type_value
+from tests.student import REACHED_AT_MIDDLE, open_lab, readout, type_value
 from tests.waiting import poll
 
 pytestmark = pytest.mark.browser
 
-HIT = """(el) => {
-  // The element a click at the middle of el reaches, through shadow roots: is it el (or its label)?
-  const r = el.getBoundingClientRect()
-  const x = r.x + r.width / 2, y = r.y + r.height / 2
-  let hit = document.elementFromPoint(x, y)
-  while (hit && hit.shadowRoot) {
-    const inner = hit.shadowRoot.elementFromPoint(x, y)
-    if (!inner || inner === hit) break
-    hit = inner
-  }
+HIT = f"""(el) => {{{REACHED_AT_MIDDLE}
   return hit === el || [...(el.labels || [])].some((label) => label.contains(hit))
-}"""
+}}"""
+"""Whether a click at the middle of el reaches it (or its label)."""
 
 FOCUSED = """() => {
   let el = document.activeElement
