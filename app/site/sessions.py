@@ -124,8 +124,11 @@ def counted(build: Callable[[], object]) -> Callable[[], object]:
             # Document.template_variables, the dictionary Panel's template fills
             rel_path = pn.state.rel_path
             doc.template_variables.setdefault("dist_url", f"{rel_path}/{LOCAL_DIST}" if rel_path else LOCAL_DIST)
+        served = doc is not None and doc.session_context is not None
+        if served:
+            collector.before_build()  # so that the session's roots are its own objects
         built = build()
-        if doc is not None and doc.session_context is not None:
+        if served:
             collector.track_session(doc)  # after build(): its freeze runs after the page's own onload pieces
         return built
 
