@@ -158,3 +158,17 @@ def test_on_a_phone_a_refused_prediction_says_why_beside_the_field(phone: Page):
     card.get_by_role("button", name="Lock prediction").tap()
     expect(prediction).to_be_disabled()
     expect(shown).to_be_hidden()  # the reason goes once the prediction is taken
+
+
+def test_on_a_phone_a_refused_lab_value_is_read_above_the_docked_card(phone: Page):
+    """A field reached without a tap (Tab, the keyboard's arrows) sits just above the dock: its refusal comes up too."""
+    _, lab = start(phone)
+    expect(lab.get_by_role("button", name="Play")).to_be_in_viewport()  # the exercise has brought its lab up
+    service = lab.get_by_role("textbox", name="Service rate μ")
+    service.fill("-3")
+    service.press("Enter")
+    alert = lab.get_by_role("alert")
+    expect(alert).to_contain_text("Service rate μ cannot be -3")
+    poll(lambda: readable(alert), page=phone, what="the refusal under μ, uncovered by the docked card")
+    expect(service).to_be_focused()  # still where the student was typing, and on screen
+    expect(service).to_be_in_viewport()

@@ -48,6 +48,12 @@ export function render({ model }) {
       if (!model.error && error.textContent && height > 0) error.style.minHeight = `${height}px`  // held: see release
       error.textContent = model.error
       input.setAttribute("aria-invalid", model.error ? "true" : "false")
+      // A refusal for the field the student is in is brought on screen with it: on a phone a field
+      // reached by Tab or the keyboard's arrows lands just above the docked exercise card, which
+      // would hide the line under it (the page's scroll-padding keeps what is scrolled to above it).
+      if (model.error && input.matches(":focus")) {
+        requestAnimationFrame(() => error.scrollIntoView({ block: "nearest" }))
+      }
     },
   }
   for (const [name, redraw] of Object.entries(draw)) {
