@@ -20,6 +20,10 @@ Nothing below the field jumps as a refusal comes and goes, in two ways:
   this field (focus or typing in it). A refusal going away therefore never moves a control that a
   pointer may be on its way to; only a refusal coming can, and only below its own field.
 
+A refusal for the field the student is in is scrolled into view as it comes: on a phone, a field
+reached by Tab or the keyboard's arrows sits just above a docked exercise card, which would hide the
+line under it.
+
 A refusal goes when the next value is taken: a valid one typed, or one the server sets (Reset, a
 preset, an exercise's step).
 """
