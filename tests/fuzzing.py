@@ -200,6 +200,21 @@ CLICK_TIMEOUT_MS = 5000
 any layout takes to settle, far shorter than Playwright's 30 s (a covered control is a violation)."""
 
 
+def choose(select: Locator, label: str) -> bool:
+    """Choose the option ``label`` in ``select`` as a student does; False if the page no longer offers it.
+
+    A select's options can change after they were read: the timeline's "Missing event" offers one
+    option per bucket, and an edit answered late (a bucket size, the layers) changes how many. The
+    student then cannot choose the one they meant either: a miss, not a fault (seed 9090 on a phone,
+    5 December 2026: Playwright waited its whole 30 s for "some options", and the run stopped).
+    """
+    try:
+        select.select_option(label=label, timeout=CLICK_TIMEOUT_MS)
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
 def figure_value(mantissa: str, exponent: str | None) -> float:
     """A shown figure as a float: ``6.00`` or ``7.04 × 10^15``."""
     return float(mantissa) * (10.0 ** int(exponent) if exponent else 1.0)
@@ -706,11 +721,12 @@ class Fuzzer:
             select = self.lab.get_by_role("combobox", name=name)
             options = [o.strip() for o in select.locator("option").all_text_contents()]
             choice = rng.choice(options) if options else None
-            if choice is not None and self.press(select, name, trial=True):  # it could be clicked: nothing covers it
-                select.select_option(label=choice)
+            if choice is None or not self.press(select, name, trial=True):  # nothing may cover it
+                kind = f"select {name} (missed)"
+            elif choose(select, choice):
                 kind = f"select {name}"
             else:
-                kind = f"select {name} (missed)"
+                kind = f"select {name} (its option gone)"
         else:
             self.let_it_play(rng.choice([1, 3, 8]), shot)
             kind = "wait"

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
-from tests.fuzzing import ACTIONS_PER_LAB, LABS, SEED, Tally, covered_to_the_end, fuzz_lab
+from tests.fuzzing import ACTIONS_PER_LAB, LABS, SEED, Tally, choose, covered_to_the_end, fuzz_lab
 from tests.student import open_lab, reading, type_value, wait_until
 
 # ----- the test -------------------------------------------------------------------------------
@@ -123,5 +123,25 @@ def test_only_a_control_covered_at_the_last_try_counts_as_covered(browser):
         covered_then_gone = call_log(page, 400)
         assert "intercepts pointer events" in covered_then_gone and "element is not visible" in covered_then_gone
         assert covered_to_the_end(covered_then_gone) is None
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+def test_an_option_gone_after_it_was_read_is_a_miss_and_one_still_there_is_chosen(browser):
+    """The timeline's "Missing event" offers one option per bucket: an edit answered late can take one away."""
+    context = browser.new_context()
+    try:
+        page = context.new_page()
+        page.set_content(
+            '<label>Missing event <select><option>none</option><option>bucket 1</option>'
+            "<option>bucket 2</option></select></label>"
+        )
+        select = page.get_by_role("combobox", name="Missing event")
+        read = [option.strip() for option in select.locator("option").all_text_contents()]
+        page.evaluate("() => document.querySelector('option:last-child').remove()")  # fewer buckets now
+        assert read[-1] == "bucket 2" and not choose(select, "bucket 2")
+        assert choose(select, "bucket 1")
+        expect(select).to_have_value("bucket 1")
     finally:
         context.close()
