@@ -29,6 +29,7 @@ from app.course.library import lessons
 from app.site.urls import exercise_key, exercise_keys
 from app.upstream import collector
 from app.web.frame_headers import EMBED_LESSON, EMBED_PREFIX
+from app.web.shell import CourseTemplate
 from labs.registry import registrations
 
 
@@ -126,10 +127,14 @@ def counted(build: Callable[[], object]) -> Callable[[], object]:
             doc.template_variables.setdefault("dist_url", f"{rel_path}/{LOCAL_DIST}" if rel_path else LOCAL_DIST)
         served = doc is not None and doc.session_context is not None
         if served:
-            collector.before_build()  # so that the session's roots are its own objects
+            collector.before_build(doc)  # so that the session's roots are its own objects
         built = build()
         if served:
-            collector.track_session(doc)  # after build(): its freeze runs after the page's own onload pieces
+            # once Panel has built the page's models too (after this returns), in the same task
+            if isinstance(built, CourseTemplate):
+                built.on_rendered(collector.track_session)
+            else:
+                collector.track_session(doc)
         return built
 
     return page

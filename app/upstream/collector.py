@@ -97,31 +97,53 @@ class Collector:
         return report
 
 
-def before_build() -> None:
-    """Before a session's first piece, and before its page's own onload pieces: freeze what came before.
+_TAKEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""Each session's roots taken so far (:func:`before_build`, :func:`track_session`), by its document."""
 
-    A session's roots are what was made since the last freeze (:func:`track_session`). Pages are
-    built in pieces with other students' pieces and clicks in between, so without a freeze just
-    before its own, a session's roots held other open sessions' objects: their lesson state, their
-    Bokeh property containers, their watchers, everything but what
-    :func:`app.upstream.session_sweep.still_open` stops at. A sweep then walked those too, about
-    6,000 objects per page built in between, and took 120 ms with 500 open (issue 47). Panel runs a
-    page's onload callbacks in the order they were registered, in one task, so the one registered
-    here runs just before the lab is built (``app.web.shell.deferred``).
 
-    Call it in a page builder, before the page is built; it does nothing where :func:`track_session`
-    would take no roots.
+def _take(doc) -> None:
+    """Add what was made since the last freeze to ``doc``'s roots, then freeze it."""
+    _TAKEN.setdefault(doc, []).extend(session_sweep.session_roots(doc))
+    freeze_session()
+
+
+def before_build(doc) -> None:
+    """Before a session's first piece, and before its page's own onload pieces: take what came before, freeze.
+
+    A session's roots are what was made since the last freeze. Pages are built in pieces with other
+    students' pieces and clicks in between. When each piece took its roots only at its end, they
+    held every piece of other pages built since the last freeze too (their lesson state, their
+    Bokeh property containers, their watchers: everything but what
+    :func:`app.upstream.session_sweep.still_open` stops at), and a sweep walked those: about 6,000
+    objects per page built in between, 120 ms with 500 open (issue 47). Now every piece starts and
+    ends with a freeze, so no other page's piece is ever among a session's roots.
+
+    What was made between pieces (this session's websocket and Bokeh session before its first
+    piece, the page's first messages before its onload pieces; other students' clicks) is taken
+    too, not only frozen: some of it is in cycles that point into the session (a callback's closure
+    holding an exercise's runner) without the session pointing back, and frozen outside a sweep's
+    walk it would make the whole page look alive (measured: 2,966 objects a session left for the
+    thaw, against 4 when taken).
+
+    Panel runs a page's onload callbacks in the order they were registered, in one task, so the one
+    registered here runs just before the lab is built (``app.web.shell.deferred``).
+
+    Parameters
+    ----------
+    doc : Document
+        The session's document, in its page builder, before the page is built.
     """
     if not (Collector.installed and session_sweep.Shared.ids):
         return
-    freeze_session()
-    state.onload(freeze_session)
+    _take(doc)
+    state.onload(partial(_take, doc))
 
 
 def track_session(doc) -> None:
-    """After a session's first piece, and once its page has loaded: take its roots, freeze, watch for its discard.
+    """Once a session's first document is built, and once its page has loaded: take its roots, watch for its discard.
 
-    Call :func:`before_build` before the first piece, so that the roots are this session's own.
+    Call :func:`before_build` before the first piece, and this once Panel has built the page's
+    models into the document (``app.web.shell.CourseTemplate.on_rendered``), in the same task.
 
     A session no browser loads (the cached pages the HTML comes from) is never counted; without
     :func:`install` (``OVERLAP_GC=panel``) nothing is.
@@ -134,17 +156,19 @@ def track_session(doc) -> None:
     if not Collector.installed:
         return
     capturing = bool(session_sweep.Shared.ids)  # not for the warm-up's cached pages: no browser loads them
-    built = session_sweep.session_roots(doc) if capturing else []
-    if capturing:
-        freeze_session()  # so that the next session's capture does not hold this piece again
 
     def loaded() -> None:
         Collector.open_sessions += 1
-        roots = built + session_sweep.session_roots(doc) + session_sweep.served_roots(doc) if capturing else None
+        if capturing:
+            _take(doc)
+            roots = _TAKEN.pop(doc, []) + session_sweep.served_roots(doc)
+        else:
+            roots = None
         doc.on_session_destroyed(partial(_discarded, roots))
-        freeze_session()
 
     state.onload(loaded)  # after the page's own onload callbacks: the lab is built by then
+    if capturing:
+        _take(doc)  # the piece, this callback included: the next session's roots do not hold them
 
 
 def _discarded(roots: list[weakref.ref] | None, _session_context: object) -> None:

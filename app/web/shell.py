@@ -8,6 +8,7 @@ from pathlib import Path
 
 import panel as pn
 import param
+from bokeh.document import Document
 from markupsafe import Markup
 
 from app.upstream import bokeh_fixes_js, early_connection, is_installed
@@ -71,6 +72,31 @@ class CourseTemplate(pn.template.BootstrapTemplate):
     location = param.Boolean(default=False, readonly=True, doc="Whether Panel adds its Location model (never).")
 
     bare = param.Boolean(default=False, doc="A frame for another site to embed: no <header> (course.html).")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self._rendered: list[Callable[[Document], None]] = []
+
+    def on_rendered(self, callback: Callable[[Document], None]) -> None:
+        """Call ``callback(doc)`` once this page's Bokeh models are in a session's document.
+
+        Panel builds a served page's models after the page function returns (``server_doc``, in the
+        same task); what must see the whole first document (``app.upstream.collector.track_session``)
+        waits for this.
+
+        Parameters
+        ----------
+        callback : callable
+            Called with the document, right after :meth:`server_doc`.
+        """
+        self._rendered.append(callback)
+
+    def server_doc(self, doc: Document | None = None, title: str | None = None, location: bool = True) -> Document:
+        """Panel's ``server_doc``, then the callbacks given to :meth:`on_rendered`."""
+        document = super().server_doc(doc, title, location)
+        for callback in self._rendered:
+            callback(document)
+        return document
 
 
 def page(
