@@ -143,14 +143,6 @@ def test_start_up_settling_marks_what_an_early_session_froze_as_shared(monkeypat
         collector.session_sweep.forget_shared()
 
 
-class Holder:
-    """Made between a session's pieces, in a cycle that points into the session (a callback's closure)."""
-
-    def __init__(self, held: object) -> None:
-        self.me = self
-        self.held = held
-
-
 def build_as_served(doc: Document, path: str) -> None:
     """Build ``path`` into ``doc`` as ``app.site.sessions.counted`` does for a served session: between freezes."""
     state.curdoc = doc
@@ -193,7 +185,8 @@ def test_a_sessions_roots_are_its_own_pieces_and_what_came_between_never_another
         still_unfrozen = set(map(id, gc.get_objects())) - before
         taken = {id(ref()) for ref in collector._TAKEN[other] if ref() is not None}  # frozen with its own pieces
         theirs = still_unfrozen | taken | set(map(id, other.models))
-        between = Holder(made[0])  # made between this session's pieces: in no page, pointing into this one
+        between = Node()  # made between this session's pieces, in a cycle in no page (a callback's closure) ...
+        between.held = made[0]  # ... that points into this one
         state._on_load(doc)  # the browser reports this page loaded: its onload pieces, then its roots
         (destroyed,) = doc.session_destroyed_callbacks
         roots = {id(ref()) for ref in destroyed.args[0] if ref() is not None}
