@@ -153,7 +153,7 @@ class QueueModel(RandomQueue, TimedModel):
     def _random_switched(self) -> None:
         """Switched on, the horizon is at least :data:`RANDOM_HORIZON`; off, back to its default."""
         horizon = max(self.horizon, RANDOM_HORIZON) if self.random_queue else self.param["horizon"].default
-        self.param.update(horizon=horizon, t=min(self.t, horizon))
+        self.param.update(horizon=horizon, t=self.kept_time(horizon))
 
     def parse(self, name: str, raw: object) -> float | int | bool | None:
         """As :meth:`labs.timed.TimedModel.parse`; the switch takes true/false (on/off), the seed a whole number.

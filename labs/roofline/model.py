@@ -154,7 +154,7 @@ class RooflineModel(TimedModel):
     @param.depends(*controls, watch=True, on_init=True)
     def _controls_changed(self) -> None:
         horizon = _horizon(self.work, self.intensity, self.bandwidth, self.peak_compute)
-        self.param.update(horizon=horizon, t=min(self.t, horizon))
+        self.param.update(horizon=horizon, t=self.kept_time(horizon))
 
     def reset(self) -> None:
         """Put every control back to its default and t back to 0 (the horizon follows)."""

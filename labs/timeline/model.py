@@ -175,7 +175,7 @@ class TimelineModel(StepReadings, TimelineControls):
             self.param.update(**gone)  # comes back here once more
             return
         end = self.display_end
-        self.param.update(horizon=end, step_size=nice_step(end), t=min(self.t, end))
+        self.param.update(horizon=end, step_size=nice_step(end), t=self.kept_time(end))
 
     # ----- the network -----------------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from labs.timed import InvalidInput
+from labs.timeline import text
 from labs.timeline.buckets import assign_buckets
 from labs.timeline.model import (
     AFTER_REBUILD,
@@ -537,6 +538,22 @@ def test_step_edit_and_reset():
     assert m.t == 0
     assert (m.preset, m.iteration, m.bucket_cap, m.bandwidth) == (EQUAL_LAYERS, AFTER_REBUILD, 25, 10)
     assert m.horizon == pytest.approx(20.4040192) and m.step_size == 2
+
+
+def test_a_run_that_ended_stays_ended_when_an_edit_moves_the_end_only_by_rounding():
+    """Seed 9090's phone fuzz: a missing bucket 3 of 5 gives the same end along another path, one
+    unit of the last place later; the ended run lost its outcome ("INVALID") in the readout."""
+    m = TimelineModel()
+    m.param.update(bandwidth=42.0, bucket_cap=9.652, compute_slowdown=3.3)
+    while not m.at_end:
+        m.step()
+    ended_at = m.t
+    m.apply("missing_event", "bucket 3")
+    assert m.step_time != ended_at and m.step_time == pytest.approx(ended_at, rel=1e-12)  # the case itself
+    assert m.t == m.horizon == m.step_time and m.at_end
+    assert text.ended(m) and "INVALID" in text.readout_template(m, False)
+    m.apply("bandwidth", "20")  # a real change to the end still keeps t where it was
+    assert m.t == pytest.approx(ended_at) and m.t < m.horizon
 
 
 @pytest.mark.parametrize(("duration", "step"), [(20.4040192, 2), (44.39, 2), (10, 1), (0.0123, 0.001), (999, 50)])
