@@ -261,6 +261,7 @@ class ExerciseRunner(Viewer):
         self.ran_unset = False
         apply_setup(self.lab, self.exercise)
         self._advance()
+        self.lab.show_picture()  # the scene just set, and Play: on a phone the button was in the dock
 
     def lock(self, text: object) -> None:
         """Lock the prediction the student typed, or say why it cannot be locked.

@@ -172,3 +172,48 @@ def test_on_a_phone_a_refused_lab_value_is_read_above_the_docked_card(phone: Pag
     poll(lambda: readable(alert), page=phone, what="the refusal under μ, uncovered by the docked card")
     expect(service).to_be_focused()  # still where the student was typing, and on screen
     expect(service).to_be_in_viewport()
+
+
+IN_VIEW = """(el) => {
+  // Wholly inside the page's scrolling area (below the course's header, above a docked card), and
+  // not covered at its top and bottom edges.
+  const r = el.getBoundingClientRect()
+  const area = document.getElementById("main").getBoundingClientRect()
+  const docks = []
+  const search = (root) => {
+    docks.push(...root.querySelectorAll(".docked .dock"))
+    for (const e of root.querySelectorAll("*")) if (e.shadowRoot) search(e.shadowRoot)
+  }
+  search(document)
+  const floor = Math.min(area.bottom, ...docks.map((d) => d.getBoundingClientRect().top))
+  return r.height > 0 && r.top >= area.top - 0.5 && r.bottom <= floor + 0.5
+}"""
+
+
+def in_view(element: Locator) -> bool:
+    """Whether ``element`` is wholly in the part of the page the student sees (:data:`IN_VIEW`)."""
+    return element.evaluate(IN_VIEW)
+
+
+def test_on_a_phone_the_set_up_lab_shows_its_whole_picture_and_a_growing_dock_covers_nothing(phone: Page):
+    """After "Set up the lab" the first plot's top (above the screen once the note beside Play went) and
+    Play are on screen with the docked prediction; new numbers, and a refusal that makes the dock
+    taller, leave the line saying why Play is off readable above it."""
+    card, lab = start(phone)
+    lock(card, "2")
+    lab.get_by_role("button", name="Play").tap()
+    expect(lab.get_by_text("This run is not judged")).to_be_visible()
+    card.get_by_role("button", name=SETUP_LABEL).tap()
+    expect(lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value("4")
+    picture, play = lab.get_by_role("img").first, lab.get_by_role("button", name="Play")
+    poll(lambda: in_view(picture) and in_view(play), page=phone, what="the set-up lab's first plot and Play, whole")
+    expect(card.get_by_role("textbox", name="Your prediction")).to_be_in_viewport()
+    play.tap()
+    expect(card.get_by_role("status").first).to_contain_text("Not quite")
+    card.get_by_role("button", name="Try it with new numbers").tap()
+    gate = lab.get_by_text("Play and Step are off until you lock a prediction.")
+    poll(lambda: in_view(gate), page=phone, what="why Play is off, above the dock")
+    card.get_by_role("textbox", name="Your prediction").fill("abc")
+    card.get_by_role("button", name="Lock prediction").tap()
+    expect(card.locator(".dock-notice")).to_contain_text("'abc' is not a number")  # the dock is taller now
+    poll(lambda: in_view(gate), page=phone, what="why Play is off, still above the taller dock")

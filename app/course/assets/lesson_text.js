@@ -253,10 +253,16 @@ function drawCard(send, shareBase) {
 function dockCards(cards, wide) {
   const scroller = document.getElementById("main")
   let docked = null
+  let seen = 0  // the docked card's height when last laid out
   const room = new ResizeObserver(() => {
     const height = docked ? docked.dock.offsetHeight : 0
     if (scroller) scroller.style.scrollPaddingBottom = height ? `${height + 8}px` : ""
     if (docked) docked.section.getRootNode().host?.style.setProperty("padding-bottom", `${height}px`)
+    // The dock grew over the page (a line, a button, a field back in it): what was just above it
+    // stays above it, as a phone's keyboard pushes the page up (new numbers brought "Set up the lab"
+    // back and hid the line saying why Play is off).
+    if (scroller && seen && height > seen) scroller.scrollBy(0, height - seen)
+    seen = height
   })
   return () => {
     const running = wide.matches ? null : cards.find((c) => c && c.card.active && !c.card.feedback_html)
@@ -269,6 +275,7 @@ function dockCards(cards, wide) {
       if (scroller) scroller.style.scrollPaddingBottom = ""
     }
     docked = running || null
+    seen = 0
     if (docked) {
       docked.section.classList.add("docked")
       docked.fillHead()

@@ -92,8 +92,16 @@ export function render({ model }) {
 
   // An exercise step that sets a control brings it into view (opening its panel) and marks it.
   model.on("msg:custom", (msg) => {
-    // The next step is a run: bring the picture and its time bar back into view (after a control far below).
-    if (msg && msg.picture) return picture.scrollIntoView({ block: "nearest" })
+    // The next step is a run: bring the picture and its time bar back into view (after a control far
+    // below), its top first: a note under Play may still be going away (the lab set up), and a
+    // picture lined up by its bottom would keep its top above the screen once it has.
+    if (msg && msg.picture) return requestAnimationFrame(() => {
+      const box = picture.getBoundingClientRect()
+      const area = scroller()
+      const view = area === document.scrollingElement ? { top: 0, bottom: window.innerHeight } : area.getBoundingClientRect()
+      const below = parseFloat(getComputedStyle(area).scrollPaddingBottom) || 0  // a docked exercise
+      if (box.top < view.top || box.bottom > view.bottom - below) picture.scrollIntoView({ block: "start" })
+    })
     const child = msg && byKey.get(msg.spotlight)
     if (!child) return
     const details = child.closest("details")
