@@ -160,6 +160,7 @@ class Gantt:
             source=bars,
             fill_color="color",
             line_color=WHITE,
+            line_alpha="edge",  # none before the bar starts: a zero-width bar's outline would say when
             hatch_pattern="hatch",
             hatch_color="hatch_color",
             hatch_alpha=0.9,

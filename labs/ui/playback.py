@@ -151,8 +151,10 @@ def revealed(trajectory: Mapping[str, np.ndarray], t: float) -> dict[str, list[f
 def clipped(intervals: Mapping[str, Sequence], t: float) -> dict[str, list]:
     """Interval bars as drawn at time ``t``, exactly as ``player.js`` draws them.
 
-    A bar that has not started by ``t`` has zero width and no label; a bar under way ends at ``t``;
-    a finished bar is whole. Extra columns (rows, labels, colours) are passed through.
+    A bar that has not started by ``t`` has zero width, no label and no outline (``edge`` 0: its
+    outline alone would draw a line where it will start, telling when the all-reduces come before
+    they do); a bar under way ends at ``t``; a finished bar is whole. Extra columns (rows, labels,
+    colours) are passed through.
 
     Parameters
     ----------
@@ -164,13 +166,15 @@ def clipped(intervals: Mapping[str, Sequence], t: float) -> dict[str, list]:
     Returns
     -------
     dict of str to list
-        The same columns with ``end`` clipped to ``t`` and ``label`` blank until the bar starts.
+        The same columns with ``end`` clipped to ``t``, ``label`` blank until the bar starts, and
+        ``edge`` (the outline's alpha) 1 once it has started, else 0.
     """
     starts = [float(x) for x in intervals["start"]]
     ends = [float(x) for x in intervals["end"]]
     data = {key: list(column) for key, column in intervals.items()}
     data["end"] = [max(start, min(end, t)) for start, end in zip(starts, ends, strict=True)]
     data["label"] = [label if t >= start else "" for label, start in zip(intervals["label"], starts, strict=True)]
+    data["edge"] = [1.0 if t >= start else 0.0 for start in starts]
     return data
 
 

@@ -98,7 +98,7 @@ class Transport(param.Parameterized):
         self.now: Span | None = None
         layers: dict[str, Model] = {}
         if bars:
-            self.bars = ColumnDataSource(data={"start": [], "end": [], "label": []})
+            self.bars = ColumnDataSource(data={"start": [], "end": [], "label": [], "edge": []})
             self.now = Span(location=0.0, dimension="height", line_color=ORANGE, line_width=2)
             layers = {"bars": self.bars, "now": self.now}
         self.room = ""  # the longest readout the lab shows: its height is kept (show())

@@ -40,6 +40,7 @@ def test_bars_are_clipped_at_t_as_the_player_draws_them():
         "end": [2.0, 3.0, 5.0],  # done, under way, not started (zero width)
         "row": ["a", "b", "b"],
         "label": ["x", "y", ""],
+        "edge": [1.0, 1.0, 0.0],  # a bar not started has no outline either: it would mark its start
     }
     assert clipped(bars, 10.0)["end"] == [2.0, 4.0, 6.0]
 

@@ -6,7 +6,7 @@ import math
 import re
 
 import pytest
-from bokeh.models import Div
+from bokeh.models import Div, GlyphRenderer, HBar
 
 from app.course.content import load_lessons
 from labs.timeline.figures import SWEEP_HIDDEN_TITLE
@@ -49,6 +49,20 @@ def test_bars_follow_t_and_match_the_model(lab):
         if row == "all-reduce"
     ]
     assert comm == [f"{m:g} MiB" for m in lab.model.bucket_mib]
+
+
+def test_a_bar_not_started_draws_nothing_not_even_its_outline(lab):
+    """A zero-width bar's white outline crossed the gridlines where each all-reduce would start:
+    at t = 0 in a concealed exercise the Gantt told when the buckets go before the run."""
+    (bars_glyph,) = [r.glyph for r in lab.gantt.select({"type": GlyphRenderer}) if isinstance(r.glyph, HBar)]
+    assert bars_glyph.line_alpha == "edge"
+    starts = lab.bar_columns()["start"]
+    assert 0 < sum(start > 0 for start in starts) < len(starts)
+    for move in ("reset", "step", "end"):
+        send(lab, move, lab.model.horizon) if move == "end" else send(lab, move)
+        t = lab.model.t
+        assert lab.transport.bars.data["edge"] == [1.0 if start <= t else 0.0 for start in starts], move
+    assert all(lab.transport.bars.data["edge"])  # the whole step drawn: every outline
 
 
 def test_conceal_hides_every_figure_that_answers_an_exercise(lab):

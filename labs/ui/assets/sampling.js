@@ -40,12 +40,14 @@ function revealed(data, t, values = sample(data, t)) {
   return shown
 }
 
-// Interval bars as drawn at t: a bar ends at t until it is finished, and has no label until it starts.
+// Interval bars as drawn at t: a bar ends at t until it is finished, and has no label and no outline
+// (edge 0) until it starts.
 function clipped(intervals, t) {
   const shown = {}
   for (const key of Object.keys(intervals)) shown[key] = Array.from(intervals[key])
   shown.end = intervals.start.map((start, i) => Math.max(start, Math.min(intervals.end[i], t)))
   shown.label = intervals.label.map((label, i) => t >= intervals.start[i] ? label : "")
+  shown.edge = intervals.start.map((start) => t >= start ? 1 : 0)
   return shown
 }
 
