@@ -96,6 +96,9 @@ def test_edit_while_playing_keeps_the_browser_time(page):
     lab = open_lab(page, "/queue", "Queue lab")
     lab.get_by_role("button", name="Reset").click()
     set_rates(lab, "2", "3")
+    # The slowest speed: 20 s of wall time for the run, so a loaded machine's slow answer to the edit
+    # still comes before the run's end and Pause is there to press.
+    lab.get_by_role("combobox", name="Speed").select_option("0.5×")
     lab.get_by_role("button", name="Play").click()
     wait_until(lambda: reading(lab, "t") >= 1.0)
     type_value(lab, "Arrival rate λ", "4")
