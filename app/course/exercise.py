@@ -260,6 +260,7 @@ class ExerciseRunner(Viewer):
             return
         self.ran_unset = False
         apply_setup(self.lab, self.exercise)
+        self._spotlit = None  # no step of the setup to point at: the picture is shown once, below
         self._advance()
         self.lab.show_picture()  # the scene just set, and Play: on a phone the button was in the dock
 
