@@ -174,25 +174,18 @@ def test_on_a_phone_a_refused_lab_value_is_read_above_the_docked_card(phone: Pag
     expect(service).to_be_in_viewport()
 
 
-IN_VIEW = """(el) => {
-  // Wholly inside the page's scrolling area (below the course's header, above a docked card), and
-  // not covered at its top and bottom edges.
-  const r = el.getBoundingClientRect()
-  const area = document.getElementById("main").getBoundingClientRect()
-  const docks = []
-  const search = (root) => {
-    docks.push(...root.querySelectorAll(".docked .dock"))
-    for (const e of root.querySelectorAll("*")) if (e.shadowRoot) search(e.shadowRoot)
-  }
-  search(document)
-  const floor = Math.min(area.bottom, ...docks.map((d) => d.getBoundingClientRect().top))
-  return r.height > 0 && r.top >= area.top - 0.5 && r.bottom <= floor + 0.5
-}"""
-
-
 def in_view(element: Locator) -> bool:
-    """Whether ``element`` is wholly in the part of the page the student sees (:data:`IN_VIEW`)."""
-    return element.evaluate(IN_VIEW)
+    """Whether ``element`` is wholly in the part of the page the student sees: below the course's
+    header (the top of the scrolling area ``#main``) and above a docked exercise card."""
+    page = element.page
+    box, area = element.bounding_box(), page.locator("#main").bounding_box()
+    if not box or not area or not box["height"]:
+        return False
+    floor = area["y"] + area["height"]
+    dock = page.locator(".docked .dock")  # CSS locators reach into the cards' shadow roots
+    if dock.count():
+        floor = min(floor, dock.first.bounding_box()["y"])
+    return box["y"] >= area["y"] - 0.5 and box["y"] + box["height"] <= floor + 0.5
 
 
 def test_on_a_phone_the_set_up_lab_shows_its_whole_picture_and_a_growing_dock_covers_nothing(phone: Page):
