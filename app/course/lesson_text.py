@@ -25,6 +25,7 @@ card (after the text while none is active).
 from __future__ import annotations
 
 import html
+import json
 from functools import cache, partial
 from pathlib import Path
 
@@ -74,7 +75,12 @@ class LessonText(JSComponent):
     prose = param.List(default=[], item_type=str, doc="Each prose part's HTML, rendered once per process.")
     order = param.List(default=[], doc="The parts in page order: ['prose', i] or ['card', j].")
     card_fields = param.List(default=list(CARD_FIELDS), constant=True, doc="What each entry of ``cards`` holds.")
-    cards = param.List(default=[], doc="What each exercise card shows: its values in ``card_fields`` order.")
+    cards = param.List(
+        default=[],
+        precedence=-1,  # not a property of the page's model: the page reads cards_json
+        doc="What each exercise card shows: its values in ``card_fields`` order.",
+    )
+    cards_json = param.String(default="[]", doc="``cards`` as JSON: what the page draws the cards from.")
     lab = Child(default=None, allow_None=True, doc="The lesson's lab (what the active exercise uses), or None.")
     share_base = param.String(
         default="", constant=True, doc="The public URL the cards' Share links start with; '' for the page's address."
@@ -82,6 +88,8 @@ class LessonText(JSComponent):
     side_by_side_from = param.Integer(
         default=SIDE_BY_SIDE_FROM, constant=True, doc="The window width (px) from which the lab stands beside the text."
     )
+
+    _rename = {"cards": None}
 
     _esm = SHARE_JS + "\n" + LESSON_TEXT_JS  # each card's Share button is app.web.share's widget
 
@@ -104,14 +112,15 @@ class LessonText(JSComponent):
         params.setdefault("stylesheets", [PROSE_CSS, CARD_CSS, SHARE_CSS, LAYOUT_CSS])
         params.setdefault("share_base", public_url())
         params.setdefault("margin", (5, 10))  # a Markdown pane's, so the text lines up with the heading
-        super().__init__(prose=prose, order=order, cards=[card.shown() for card in self._cards], **params)
+        shown = [card.shown() for card in self._cards]
+        super().__init__(prose=prose, order=order, cards=shown, cards_json=json.dumps(shown), **params)
         for index, card in enumerate(self._cards):
             card.param.watch(partial(self._card_changed, index), list(CARD_FIELDS))
 
     def _card_changed(self, index: int, *_events: param.parameterized.Event) -> None:
         cards = list(self.cards)
         cards[index] = self._cards[index].shown()
-        self.cards = cards
+        self.param.update(cards=cards, cards_json=json.dumps(cards))
 
     def _handle_msg(self, msg: object) -> None:
         if not isinstance(msg, dict):

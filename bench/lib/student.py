@@ -8,11 +8,13 @@ what each figure measures. :func:`run_load` runs a whole class of them.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from tornado.httpclient import AsyncHTTPClient
 
@@ -66,11 +68,11 @@ class LessonIds:
             ``CARD_FIELDS`` order) and the index of the card labelled "Exercise: A backlog that keeps
             growing" (the page has others).
         """
-        texts = [m for m in doc.find() if m.name.startswith("LessonText") and "cards" in m.attributes]
+        texts = [m for m in doc.find() if m.name.startswith("LessonText") and _CARDS.keys() & m.attributes.keys()]
         if len(texts) != 1:
             raise ProtocolFailure(f"expected one lesson text (app.course.lesson_text), found {len(texts)}")
         label = CARD_FIELDS.index("label")
-        shown = [card[label] for card in texts[0].attributes.get("cards", [])]
+        shown = [card[label] for card in next(filter(None, map(cards_sent, texts[0].attributes.items())))]
         if shown.count(f"Exercise: {EXERCISE_TITLE}") != 1:
             raise ProtocolFailure(f"expected one exercise card for {EXERCISE_TITLE!r} in {shown}")
         components = [m for m in doc.find("ReactiveESM") if (m.attributes.get("data") or {}).get("id") == texts[0].id]
@@ -171,14 +173,42 @@ def field_id(doc: DocIndex, label: str) -> str:
     return found[0].id
 
 
+_CARDS = {"cards_json": json.loads, "cards": lambda cards: cards}
+"""The lesson text's property with the cards' values, and how to read it: a JSON string now, a list
+before (a ``--before`` checkout may be older)."""
+
+
+def cards_sent(attribute: tuple[str, Any]) -> list | None:
+    """The cards' values, if ``(name, value)`` is the lesson text's property holding them.
+
+    Parameters
+    ----------
+    attribute : tuple
+        A property's name and its value, as a document or a PATCH-DOC event gives them.
+
+    Returns
+    -------
+    list or None
+        One list of values per card, in ``CARD_FIELDS`` order; None for another property or a
+        value that is not such a list.
+    """
+    name, value = attribute
+    if name not in _CARDS:
+        return None
+    try:
+        cards = _CARDS[name](value)
+    except (TypeError, ValueError):
+        return None
+    return cards if isinstance(cards, list) else None
+
+
 def feedback_said_correct(events: list[Event]) -> bool:
     """A predicate: the PATCH-DOC gives an exercise card of the lesson text the verdict Correct."""
     verdict = CARD_FIELDS.index("verdict")
     for event in events:
-        new = event.get("new")
-        if event.get("attr") == "cards" and isinstance(new, list):
-            if any(isinstance(card, list) and card[verdict] == "correct" for card in new):
-                return True
+        cards = cards_sent((event.get("attr"), event.get("new")))
+        if cards and any(isinstance(card, list) and card[verdict] == "correct" for card in cards):
+            return True
     return False
 
 

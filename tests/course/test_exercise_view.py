@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -354,7 +355,7 @@ def test_each_click_reaches_the_page_as_one_message_of_the_card(page):
     text = runner.__panel__()
     prepare(lab, runner, 4, 3)
     sent = []
-    text.param.watch(lambda event: sent.append(event.new[0]), "cards")
+    text.param.watch(lambda event: sent.append(json.loads(event.new)[0]), "cards_json")
     lock(runner, "1")
     assert len(sent) == 1
     assert sent[0] == runner.card.shown() and runner.card.locked and runner.card.prediction == "1"

@@ -1,6 +1,6 @@
 // A lesson's text (app/course/lesson_text.py): its prose and, between the paragraphs, each guided
 // exercise as plain HTML (steps, Start, prediction, Lock, feedback), and the lesson's lab. One
-// component for the whole text: the server sends each card's values (model.cards, in
+// component for the whole text: the server sends each card's values (model.cards_json: JSON, in
 // model.card_fields order); the page sends one message per click, {card, action, text}. A card with
 // share paths ends with a Share button: shareWidget(), from app/web/assets/share.js, which the
 // component's module starts with.
@@ -403,7 +403,7 @@ export function render({ model }) {
   wide.addEventListener("change", () => dockRunning())
   let opened = false
   const update = () => {
-    model.cards.forEach((values, i) => { if (cards[i]) cards[i].show(model.card_fields, values) })
+    JSON.parse(model.cards_json).forEach((values, i) => { if (cards[i]) cards[i].show(model.card_fields, values) })
     place()
     // A run starting on a phone: its question and prediction are in the dock, so the lab's picture
     // and time bar come to the top of the screen above it (not when the page opens: a deep link
@@ -412,7 +412,7 @@ export function render({ model }) {
     opened = true
   }
   update()
-  model.on("cards", update)
+  model.on("cards_json", update)
 
   // In-page links (a heading's ¶ anchor) point into this shadow root, which the browser does not search.
   root.addEventListener("click", (event) => {
