@@ -23,15 +23,17 @@ import os
 
 from bokeh.settings import settings
 
-WEBSOCKET_COMPRESSION = {"websocket_compression_level": 6, "websocket_compression_mem_level": 5}
+WEBSOCKET_COMPRESSION = {"websocket_compression_level": 4, "websocket_compression_mem_level": 5}
 """Bokeh server settings: the websocket's messages deflated (permessage-deflate, which every browser offers).
 
-A lesson's document and its lab are JSON, 94 kB for the first lesson, 24 kB deflated: on a phone's
-4 Mbit/s that is 0.14 s less before the lab is drawn, and a lecture hall's Wi-Fi carries a quarter of
-it. Level 6 is zlib's default (level 9 saves 0.3% more); memory level 5 keeps each connection's
-compressor at about 144 kB (Tornado's default, 8, takes 256 kB, for 0.03% smaller messages). Deflating
-the document costs the server about 3 ms per session. ``python -m app`` passes these to ``pn.serve``;
-the README's ``panel serve`` line gives them as ``--websocket-compression-level 6
+A lesson's document with its lab is JSON, 151 kB for the first lesson: 39 kB deflated at level 4. On a
+phone's 4 Mbit/s that is 0.2 s less before the lab is drawn, and a lecture hall's Wi-Fi carries a
+quarter of it. Level 4 rather than zlib's default 6: 2.0 against 4.8 ms of the server's CPU to deflate
+that document, for 5% more bytes (39.2 against 37.3 kB; level 1 gives 45.0 kB for 1.2 ms), measured
+in December 2026 on the 2-core machine, where deflating was 3.8% of the server's CPU in a class of
+1,000 (py-spy). Memory level 5 keeps each connection's compressor at about 144 kB (Tornado's
+default, 8, takes 256 kB, for 0.03% smaller messages). ``python -m app`` passes these to ``pn.serve``;
+the README's ``panel serve`` line gives them as ``--websocket-compression-level 4
 --websocket-compression-mem-level 5``.
 """
 
