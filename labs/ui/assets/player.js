@@ -94,6 +94,7 @@ function start() {
     if (P.t >= end) {
       stop("end")
       P.ended = performance.now()
+      P.endedT = P.t
       return
     }
     P.raf = requestAnimationFrame(tick)
@@ -114,20 +115,26 @@ if (source === play) {
     start()
   }
 } else if (source === step_button) {
+  P.ended = null
   const at = P.playing ? P.t : null
   stop(null)
   send("step", at)
 } else if (source === end_button) {
   // To the end: where Play would stop (an exercise's pause or the horizon), in one message.
   const from = P.playing ? P.t : state.t
+  P.ended = null
   stop(null)
   send("end", limit(from))
 } else if (source === reset_button) {
+  P.ended = null
   stop(null)
   send("reset", null)
 } else if (source === gate) {  // the server's line for the gate takes the note's place while playing
   playing_note.setv({visible: P.playing && !gate.text}, {sync: false})
 } else if (source === state) {
+  // The lab is no longer at the end of the run that just ended (a Reset, an exercise's setup, a Step,
+  // perhaps from the server): a Play now starts a run, however soon after that end it comes.
+  if (P.ended != null && Math.abs(state.t - P.endedT) > 1e-9 * Math.max(1, Math.abs(P.endedT))) P.ended = null
   if (state.epoch !== P.epoch) {  // the server stops any playback (exercise gating)
     P.epoch = state.epoch
     stop(null)
