@@ -125,6 +125,8 @@ class ExerciseRunner(Viewer):
         if lab is not None:
             self._attach(lab)
         self.session.param.watch(self._active_changed, "active")
+        if self.progress is not None:
+            self.progress.param.watch(self._progress_changed, ["completed", "kept"])
         self._draw()
 
     def _attach(self, lab: Viewer) -> None:
@@ -384,13 +386,23 @@ class ExerciseRunner(Viewer):
         "class_note",
         "class_result",
         "new_round",
-        "progress.completed",
-        "progress.kept",
         watch=True,
     )
     def _draw(self) -> None:
         """Send the card what it shows now, in one message."""
         self.card.param.update(card_fields(self))
+
+    def _progress_changed(self, event: param.parameterized.Event) -> None:
+        """Redraw the card for a change of this browser's progress that it shows (``card_note_html``).
+
+        A page has nine or so exercises and progress is one store: a verdict, or the browser's stored
+        progress arriving, would otherwise have every card worked out again to show the same.
+        """
+        if event.name == "completed" and (event.old or {}).get(self.key) == (event.new or {}).get(self.key):
+            return
+        if event.name == "kept" and not self.finished:
+            return
+        self._draw()
 
     def __panel__(self) -> LessonText:
         """The exercise's card on its own, built once (a lesson page draws every card in its text)."""

@@ -9,9 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from app.course import exercise as exercise_module
 from app.course.catalog import lab_kinds
 from app.course.content import load_lessons, parse_lesson
 from app.course.exercise import ExerciseRunner, ExerciseSession, shown_setting
+from app.course.exercise_drawing import card_fields
 from app.course.progress import ProgressStore
 from labs.queue.view import QueueLab
 from labs.timed import format_number
@@ -370,3 +372,29 @@ def test_each_click_reaches_the_page_as_one_message_of_the_card(page):
     runner.card.receive({"action": "start"})  # Try again: the field emptied and unlocked in the same message
     assert len(sent) == 1 and sent[0] == runner.card.shown()
     assert not runner.card.locked and runner.card.prediction == ""
+
+
+def test_progress_redraws_only_the_cards_whose_exercise_it_changed(page, monkeypatch):
+    lab, _session, progress, runners = page
+    drawn: list[str] = []  # the cards worked out, by exercise
+
+    def counting(runner: ExerciseRunner) -> dict:
+        drawn.append(runner.exercise.id)
+        return card_fields(runner)
+
+    monkeypatch.setattr(exercise_module, "card_fields", counting)
+    growth, other = runners["growth"], next(r for key, r in runners.items() if key != "growth")
+    # The browser's stored progress arrives: the card it names says so, the others are not worked out again.
+    progress.completed = {other.key: {"correct": True}}
+    assert drawn == [other.exercise.id]
+    assert "✓ You got this right before" in other.card.steps_html
+    assert "right before" not in growth.card.steps_html
+    drawn.clear()
+    prepare(lab, growth, 4, 3, "1")
+    send(lab, "step")
+    send(lab, "step")
+    assert growth.finished and progress.is_done(growth.key)
+    assert set(drawn) == {"growth"}  # the verdict's record redraws no other card
+    drawn.clear()
+    progress.kept = False  # a framed page: only a judged card says its progress is not kept
+    assert drawn == ["growth"] and "keeps no progress" in growth.card.steps_html
