@@ -17,7 +17,7 @@ then says "above the chart".
 
 from __future__ import annotations
 
-from bokeh.models import ColumnDataSource, GlyphRenderer, HoverTool, Label, Line, Range1d, Span
+from bokeh.models import ColumnDataSource, GlyphRenderer, HoverTool, Label, Line, Range1d, Scatter, Span
 from bokeh.plotting import figure
 
 from labs.numbers import fixed
@@ -63,8 +63,14 @@ class BacklogChart:
             toolbar_location=None,
             title=TITLE,
         )
-        line = fig.line("t", "backlog", source=reveal, line_width=3, color=BLUE)
-        fig.scatter("t", "backlog", source=marker, size=12, color=ORANGE)
+        # Renderers built directly, not with fig.line() and fig.scatter(): those also build a faded and a
+        # muted copy of each glyph (four more models per page) for selections and legends this chart
+        # does not have; BokehJS draws its own where one is ever needed.
+        line = GlyphRenderer(data_source=reveal, glyph=Line(x="t", y="backlog", line_width=3, line_color=BLUE))
+        dot = GlyphRenderer(
+            data_source=marker, glyph=Scatter(x="t", y="backlog", size=12, line_color=ORANGE, fill_color=ORANGE)
+        )
+        fig.renderers = [line, dot]
         fig.add_tools(HoverTool(renderers=[line], tooltips=[("t", "@t{0.00} s"), ("backlog", "@backlog{0.00}")]))
         self.reveal = reveal
         self.random_lines: list | None = None  # built the first time the random queue is switched on
