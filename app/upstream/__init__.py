@@ -120,6 +120,12 @@ FIXES: tuple[Fix, ...] = (
         consequence="each exercise card change walks every model of the lab (more server time per click)",
     ),
     Fix(
+        "class_constants",
+        (PANEL,),
+        summary="a custom component's browser code and a design's stylesheets worked out once per class",
+        consequence="each model works out its class's browser code and stylesheets again (more server time a session)",
+    ),
+    Fix(
         "lean_params",
         (PARAM, PANEL),
         one_thread=True,
