@@ -5,7 +5,10 @@ from __future__ import annotations
 import pytest
 from panel.config import config
 from panel.custom import ReactiveESM
+from panel.pane import HTML
+from panel.theme import Bootstrap
 from panel.theme.base import Design
+from panel.theme.bootstrap import BootstrapDefaultTheme
 
 from app.upstream import class_constants
 from tests.page_documents import PAGE_PATHS, document_shape, page_document
@@ -65,14 +68,14 @@ def test_a_second_page_works_out_no_class_constant_again(panel_own, monkeypatch)
 
 def test_the_stylesheet_list_handed_out_is_a_new_one_each_time(panel_own):
     panel_own(kept=True)
-    page_document("/lesson?id=overlap")
-    key = next(key for key, (modifiers, _) in class_constants._modifiers.items() if modifiers.get("stylesheets"))
-    design, kind = key[0], key[1]
-    viewable = kind.__new__(kind)
-    kept_list = class_constants._modifiers[key][0]["stylesheets"]
-    handed, _ = class_constants.get_modifiers(design, viewable, key[2], key[5])
-    handed["stylesheets"].append("changed by a caller")
-    assert class_constants._modifiers[key][0]["stylesheets"] is kept_list and "changed by a caller" not in kept_list
+    theme = BootstrapDefaultTheme()
+    first, _ = class_constants.get_modifiers(Bootstrap, HTML("x"), theme, True)
+    assert first["stylesheets"] and len(class_constants._modifiers) == 1
+    first["stylesheets"].append("changed by a caller")
+    first["added by a caller"] = True
+    second, _ = class_constants.get_modifiers(Bootstrap, HTML("y"), theme, True)
+    assert len(class_constants._modifiers) == 1  # the same answer, kept
+    assert "changed by a caller" not in second["stylesheets"] and "added by a caller" not in second
 
 
 def test_under_autoreload_panels_own_methods_run(panel_own, monkeypatch):
