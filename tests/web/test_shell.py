@@ -1,0 +1,30 @@
+"""app.web.shell: the course's page frame puts every root of a page's document on the page, and no others."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+from panel.io import server as panel_server
+from panel.io.resources import Resources
+
+from app.upstream import page_html
+from tests.page_documents import PAGE_PATHS, page_document
+
+
+def panels_page(doc) -> str:
+    """The page's HTML as Panel renders it for a session of ``doc``."""
+    session = SimpleNamespace(document=doc, token="a-students-token")
+    render = page_html._PANEL_PAGE or panel_server.server_html_page_for_session
+    return render(session, Resources(mode="server"), doc.title, session.token, doc.template, doc.template_variables)
+
+
+@pytest.mark.parametrize("path", PAGE_PATHS)
+def test_every_root_is_on_the_page_and_there_is_none_the_course_does_not_use(path):
+    doc = page_document(path)
+    page = panels_page(doc)
+    for root in doc.roots:
+        assert f'data-root-id="{root.id}"' in page, (path, root.name)
+        assert set(root.tags) & {"main", "header"}, (path, root.name, root.tags)
+    names = [root.name for root in doc.roots]
+    assert not [name for name in names if name in ("js_area", "actions", "notifications", "browser_info", "location")]
