@@ -126,6 +126,13 @@ FIXES: tuple[Fix, ...] = (
         consequence="each model works out its class's browser code and stylesheets again (more server time a session)",
     ),
     Fix(
+        "lean_config",
+        (PANEL,),
+        one_thread=True,
+        summary="the course template's config.set saves and restores only the design",
+        consequence="each page part's config.set reads every config parameter twice (more server time per session)",
+    ),
+    Fix(
         "lean_params",
         (PARAM, PANEL),
         one_thread=True,
@@ -168,6 +175,13 @@ FIXES: tuple[Fix, ...] = (
             "an unknown lesson or lab answers 200 with its notice instead of a 404, a trailing slash is not "
             "redirected, and static files go uncompressed (several times the bytes on a first visit)"
         ),
+    ),
+    Fix(
+        "page_html",
+        (PANEL,),
+        serving="app",
+        summary="a cached session's page HTML rendered once",
+        consequence="every page request renders its template and resource bundle again (more server time per student)",
     ),
     Fix(
         "collector",
