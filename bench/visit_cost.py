@@ -9,7 +9,8 @@ it isolates Python's work from the network and the event loop, so a busy machine
 timed page open. The visits alternate between the fix on and off in one process, so the machine's
 drift falls on both alike.
 
-Fixes it can switch: ``lean_params`` (the app's objects share their class's Parameters).
+Fixes it can switch: ``lean_params`` (the app's objects share their class's Parameters), ``lean_config``
+(the course template's ``config.set`` saves only the design).
 
 Usage: ``.venv/bin/python -m bench.visit_cost [--rounds 12] [--fix lean_params]``
 """
@@ -25,7 +26,7 @@ from panel.io.state import state
 
 from app import upstream
 from app.course import exercise as exercise_module
-from app.upstream import lean_params
+from app.upstream import lean_config, lean_params
 from app.web import serving_settings
 from tests.headless import field, send
 from tests.page_documents import page_document
@@ -39,7 +40,12 @@ def switch_lean_params(on: bool) -> None:
         lean_params.share_parameters(cls, on)
 
 
-SWITCHES: dict[str, Callable[[bool], None]] = {"lean_params": switch_lean_params}
+def switch_lean_config(on: bool) -> None:
+    """The course template saves and restores only the design (on) or every config parameter, as Panel does (off)."""
+    lean_config.LeanConfig.on = on
+
+
+SWITCHES: dict[str, Callable[[bool], None]] = {"lean_params": switch_lean_params, "lean_config": switch_lean_config}
 
 
 def visit() -> tuple[float, float]:

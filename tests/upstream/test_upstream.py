@@ -106,6 +106,7 @@ print(json.dumps({
         "_dispatch_msgs",
         "_garbage_collect",
         "_ONLOAD",
+        "server_html_page_for_session",
         "BasicTemplate._init_doc",
         "ReactiveCustomBase._set_on_model",
         "ReactiveCustomBase._patch_datamodel_ref",
