@@ -16,7 +16,8 @@ once where nothing else refers to them; what they hold in cycles is frozen garba
 :mod:`app.upstream.session_sweep` frees most of that without a full collection: it finds the cycles from the
 session's own objects (weak references taken as its page was built and loaded) and breaks them,
 walking that session and not the open ones. :func:`collect_discarded` (in place of Panel's own
-collection) sweeps the discarded sessions, one per event-loop callback. What a sweep misses (a few
+collection) sweeps the discarded sessions one at a time, resting between two as long as the first
+took (:data:`SWEEP_REST`), so that clicks are answered in between. What a sweep misses (a few
 objects of a lesson session, measured: a timer's callback frozen while it was pending; a whole
 session when a walk is given up) waits for a thaw, which unfreezes and walks everything. A thaw
 walks every open session at once (3 s with 500 open on the 2-core machine), so it runs only when
@@ -212,12 +213,28 @@ def collect_discarded() -> None:
     sweep_next()
 
 
+SWEEP_REST = 1.0
+"""After a sweep, the event loop runs without one for this many times as long as the sweep took.
+
+Sweeps queued one right after another (the next as the loop's next callback) left one in every
+turn of the event loop, and a click needs several turns (its frame read, Bokeh's handling under the
+document's lock, Panel's update, the reply written): with a class arriving and leaving, a click
+waited behind four or five sweeps. That was most of the click tail of 1,000 students through the
+cluster: p95 455 ms with sweeps queued so, 108 ms with no session discarded during the run
+(``bench/class_load.py --scenario thousand``, 5 December 2026). Resting as long as it swept, a
+sweep takes at most half the loop's time, and a click's turns run in between."""
+
+SWEEP_REST_MIN_S = 0.005
+"""The shortest rest between two sweeps, in seconds (a sweep of a tiny session takes well under 1 ms)."""
+
+
 def sweep_next() -> None:
-    """Sweep one discarded session and come back for the next; once none is left, thaw if none is open."""
+    """Sweep one discarded session and come back for the next after a rest; once none is left, thaw if none is open."""
     if Collector.pending:
         started = time.perf_counter()
         result = session_sweep.sweep(Collector.pending.pop(0))
-        Collector.longest_sweep_ms = max(Collector.longest_sweep_ms, 1000 * (time.perf_counter() - started))
+        took = time.perf_counter() - started
+        Collector.longest_sweep_ms = max(Collector.longest_sweep_ms, 1000 * took)
         if result.given_up:
             Collector.sweeps_given_up += 1
         else:
@@ -225,7 +242,7 @@ def sweep_next() -> None:
             Collector.objects_swept += result.unreachable
             Collector.objects_walked += result.walked
             Collector.survivors += result.survivors
-        IOLoop.current().add_callback(sweep_next)
+        IOLoop.current().call_later(max(SWEEP_REST * took, SWEEP_REST_MIN_S), sweep_next)
         return
     if Collector.discarded_since_thaw and thaw_due():
         thaw()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import time
 import weakref
 
 import pytest
@@ -85,8 +86,15 @@ def test_the_report_counts():
 
 
 def no_loop_callbacks(monkeypatch) -> None:
-    """Each sweep's next step is called by the test, not the event loop."""
-    monkeypatch.setattr(collector.IOLoop, "current", lambda: type("Loop", (), {"add_callback": lambda self, f: None})())
+    """Each sweep's next step is called by the test, not the event loop; returns the delays it was asked for."""
+    delays: list[float] = []
+
+    class Loop:
+        def call_later(self, delay, callback):
+            delays.append(delay)
+
+    monkeypatch.setattr(collector.IOLoop, "current", lambda: Loop())
+    return delays
 
 
 def test_a_swept_discard_is_freed_at_once_and_no_number_of_discards_thaws_while_one_is_open(monkeypatch):
@@ -121,6 +129,31 @@ def test_a_sweep_given_up_is_counted_and_waits_for_the_process_to_empty(monkeypa
     collector.sweep_next()  # given up
     collector.sweep_next()  # nothing pending: 4 open, no thaw
     assert Collector.sweeps_given_up == 1 and Collector.thaws == 0
+
+
+def test_the_next_sweep_waits_at_least_as_long_as_the_last_one_took(monkeypatch):
+    """Sweeps back to back took a turn of the event loop each, and a click waited behind several."""
+    delays = no_loop_callbacks(monkeypatch)
+    took = []
+    real_sweep = collector.session_sweep.sweep
+
+    def timed_sweep(roots):
+        started = time.perf_counter()
+        result = real_sweep(roots)
+        while time.perf_counter() - started < 0.02:  # a sweep as long as a lesson session's
+            pass
+        took.append(time.perf_counter() - started)
+        return result
+
+    monkeypatch.setattr(collector.session_sweep, "sweep", timed_sweep)
+    Collector.open_sessions = 3
+    for _ in range(2):
+        collector._discarded([weakref.ref(Node())], None)
+    collector.sweep_next()
+    collector.sweep_next()
+    assert len(delays) == 2 and Collector.pending == []
+    assert all(delay >= collector.SWEEP_REST * spent for delay, spent in zip(delays, took, strict=True))
+    assert min(delays) >= 0.02
 
 
 def test_start_up_settling_freezes_nothing_without_the_collector(monkeypatch):
