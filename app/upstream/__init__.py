@@ -90,6 +90,15 @@ FIXES: tuple[Fix, ...] = (
         consequence="a change Panel queues may reach the page only with the next one (a readout one click late)",
     ),
     Fix(
+        "locked_events",
+        (PANEL,),
+        summary="a click's held-back widget changes run under the document lock",
+        consequence=(
+            "a click right after typing in another field can lose that field's change with a traceback "
+            "(the trace page's world size)"
+        ),
+    ),
+    Fix(
         "lean_serialization",
         (BOKEH,),
         summary="defaults not computed before they are skipped",
