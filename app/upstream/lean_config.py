@@ -1,11 +1,11 @@
 """Panel's ``config.set`` while the course template lays out a page: only what it sets is saved and put back.
 
-``BaseTemplate._init_doc`` renders each part of a page (the header, the main column, the template's
-own roots) inside ``with config.set(design=self.design)``. Panel's ``set`` is written for any block
-of code: on the way in it reads every one of the ~70 config parameters, and on the way out it reads
-them all again, compares, and restores whatever changed, each read through the session-aware
-``_config.__getattribute__``: 1.1 ms a part on the 2-core machine, 5 parts a lesson page, about 6%
-of a lesson visit's server CPU (``bench/visit_cost.py``, December 2026).
+``BaseTemplate._init_doc`` renders each part of a page (the heading, the lesson or lab, the
+connection notice) inside ``with config.set(design=self.design)``. Panel's ``set`` is written for any
+block of code: on the way in it reads every one of the ~70 config parameters, and on the way out it
+reads them all again, compares, and restores whatever changed, each read through the session-aware
+``_config.__getattribute__``: 1.1 ms a part on the 2-core machine, three parts a lesson page, 1-4% of
+a lesson visit's server CPU (``bench/visit_cost.py --fix lean_config``, 5 December 2026).
 
 Rendering a part changes no config parameter but the one given (``tests/upstream/test_lean_config.py``
 checks that on every page, with Panel's own ``set``). :func:`setting_only` saves and restores only
