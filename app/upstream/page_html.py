@@ -24,6 +24,7 @@ inside the noise of the class bench; its figure now is in docs/upstream-fixes.md
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from bokeh.document import Document
@@ -31,7 +32,8 @@ from panel.config import config
 from panel.io import server as panel_server
 from panel.io.state import set_curdoc, state
 
-_PANEL_PAGE = panel_server.server_html_page_for_session
+_PANEL_PAGE: Callable[..., str] | None = None
+"""Panel's own ``server_html_page_for_session``, kept by :func:`install` (read then, never at import)."""
 
 PLACEHOLDER = "overlap-lab-page-token-placeholder"
 """What stands for the session token in a kept page: characters a token has, so nothing escapes it."""
@@ -99,5 +101,8 @@ def server_html_page(
 
 
 def install() -> None:
-    """Answer Panel's page requests through :func:`server_html_page`."""
+    """Answer Panel's page requests through :func:`server_html_page` (idempotent)."""
+    global _PANEL_PAGE
+    if _PANEL_PAGE is None:
+        _PANEL_PAGE = panel_server.server_html_page_for_session
     panel_server.server_html_page_for_session = server_html_page
