@@ -98,13 +98,13 @@ def lab_kinds() -> dict[str, LabKind]:
 def import_every_view() -> None:
     """Import every lab's view before the first page is served, so each browser learns its models.
 
-    A view's custom components (``JSComponent`` subclasses such as the timeline's ``SwitchField``)
+    A view's custom components (``JSComponent`` subclasses such as the labs' ``LabStage``)
     each carry a Bokeh data model, created when their class is. Bokeh puts the definition of every
     data model that exists into each page it serves, and Panel sends a late-made one once per
     process, to the first session that uses it. A lab imported lazily, when a student first opens
     it, is therefore unknown to every page loaded before that moment: opening the lab there fails
-    in the browser with "could not resolve type 'SwitchField1'" (seen on the trace page under
-    load). Each way of serving calls this at start-up.
+    in the browser with "could not resolve type 'SwitchField1'" (the timeline's switch, then a
+    component of its own, seen on the trace page under load). Each way of serving calls this at start-up.
     """
     for lab in lesson_labs():
         lab.view_class()

@@ -60,7 +60,7 @@ def is_app_class(cls: type) -> bool:
     -------
     bool
         True for ``ExerciseCard`` (on ``param.Parameterized``), ``QueueLab`` (through the app's
-        ``LabView``, on ``Viewer``), ``TextField`` (on ``JSComponent``); False for Panel's own classes
+        ``LabView``, on ``Viewer``), ``LabStage`` (on ``JSComponent``); False for Panel's own classes
         and for an app class built on a Panel widget, layout or template.
     """
     if not cls.__module__.startswith(APP_MODULES):

@@ -37,14 +37,37 @@ Send = Callable[[], Awaitable[tuple[float, asyncio.Future]]]
 """A no-argument coroutine function that sends one action: ``RawSession.patch``'s ``(sent, ok)``."""
 
 
+@dataclass(frozen=True)
+class FieldRef:
+    """Where an edit of one text field goes: a model's ``value``, or a message to the stage that draws it.
+
+    Attributes
+    ----------
+    model : str
+        The model id: the field's own (a Bokeh ``TextInput`` or a field component's data model), or
+        the ``ReactiveESM`` of the lab's stage (``labs.ui.stage.LabStage``) that draws the field.
+    index : int or None
+        The field's index among the stage's fields; None where the field is a model of its own.
+    """
+
+    model: str
+    index: int | None = None
+
+    def edit(self, session: RawSession, value: str) -> Awaitable[tuple[float, asyncio.Future]]:
+        """Send ``value`` as the page does on Enter (see :meth:`RawSession.patch`)."""
+        if self.index is None:
+            return session.set_value(self.model, "value", value)
+        return session.send_msg(self.model, {"field": self.index, "value": value})
+
+
 @dataclass
 class LessonIds:
     """The ids of the models one growth-exercise session touches."""
 
     state: str
     readout: str
-    arrival: str
-    service: str
+    arrival: FieldRef
+    service: FieldRef
     text: str
     card: int
     play: str
@@ -63,7 +86,7 @@ class LessonIds:
         LessonIds
             The PlaybackState, the readout ``Div`` (its own element is the live region,
             ``role="status"`` in its ``html_attributes``, and its text has ``backlog =``),
-            the λ and μ fields (:func:`field_id`), the Play button, the lesson text (``app.course.lesson_text``:
+            the λ and μ fields (:func:`field_ref`), the Play button, the lesson text (``app.course.lesson_text``:
             a ``ReactiveESM`` whose data model, ``LessonText<n>``, holds every card's values in
             ``CARD_FIELDS`` order) and the index of the card labelled "Exercise: A backlog that keeps
             growing" (the page has others).
@@ -84,8 +107,8 @@ class LessonIds:
         return cls(
             state=doc.one("PlaybackState").id,
             readout=readouts[0].id,
-            arrival=field_id(doc, ARRIVAL),
-            service=field_id(doc, SERVICE),
+            arrival=field_ref(doc, ARRIVAL),
+            service=field_ref(doc, SERVICE),
             text=components[0].id,
             card=shown.index(f"Exercise: {EXERCISE_TITLE}"),
             play=doc.one("Button", label="Play").id,
@@ -149,11 +172,12 @@ async def usable(session: RawSession, timeout: float) -> LessonIds:
     return LessonIds.find(doc)
 
 
-def field_id(doc: DocIndex, label: str) -> str:
-    """The model whose ``value`` an edit of the text field labelled ``label`` sets.
+def field_ref(doc: DocIndex, label: str) -> FieldRef:
+    """Where an edit of the text field labelled ``label`` goes.
 
-    A Bokeh ``TextInput`` found by its title, or the data model of a ``JSComponent`` field
-    (``labs.ui.text_field.TextField``) found by its label.
+    The lab's stage drawing the field (``labs.ui.stage.LabStage``: its data model's ``fields_json``
+    names each field), or, in an older checkout (``--before``), a Bokeh ``TextInput`` found by its
+    title or the data model of a ``JSComponent`` field found by its label.
 
     Parameters
     ----------
@@ -164,13 +188,30 @@ def field_id(doc: DocIndex, label: str) -> str:
 
     Returns
     -------
-    str
-        The model id.
+    FieldRef
+        The model, and the field's index where a stage draws it.
     """
+    drawn = []
+    for stage in doc.find():
+        try:
+            states = (json.loads(stage.attributes.get("fields_json", "null")) or {}).get("fields")
+        except (TypeError, ValueError, AttributeError):
+            continue
+        for index, state in enumerate(states if isinstance(states, list) else []):
+            if isinstance(state, dict) and state.get("label") == label:
+                drawn.append((stage.id, index))
+    if drawn:
+        if len(drawn) != 1:
+            raise ProtocolFailure(f"expected one text field labelled {label!r}, found {len(drawn)}")
+        data, index = drawn[0]
+        components = [m for m in doc.find("ReactiveESM") if (m.attributes.get("data") or {}).get("id") == data]
+        if len(components) != 1:
+            raise ProtocolFailure(f"expected one component drawing the field {label!r}, found {len(components)}")
+        return FieldRef(components[0].id, index)
     found = doc.find("TextInput", title=label) or doc.find(label=label)
     if len(found) != 1:
         raise ProtocolFailure(f"expected one text field labelled {label!r}, found {len(found)}")
-    return found[0].id
+    return FieldRef(found[0].id)
 
 
 _CARDS = {"cards_json": json.loads, "cards": lambda cards: cards}
@@ -367,9 +408,9 @@ async def student(index: int, plan: Plan, client: AsyncHTTPClient, start_delay: 
         await think()
         record(stage, await act(session, lambda: session.command(ids.state, "reset", None), readout, timeout))
 
-        for stage, input_id, value in (("lambda", ids.arrival, "4"), ("mu", ids.service, "3")):
+        for stage, edited, value in (("lambda", ids.arrival, "4"), ("mu", ids.service, "3")):
             await think()
-            edit = partial(session.set_value, input_id, "value", value)
+            edit = partial(edited.edit, session, value)
             record(stage, await act(session, edit, readout, timeout))
 
         stage = "lock"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import param
-from panel.viewable import Viewer
 
 from labs.timed import TimedModel
 from labs.ui.text_field import TextField
@@ -13,8 +12,11 @@ IN_FLIGHT_SECONDS = 10.0
 """How long after the server changed a field on its own a typed value may have crossed that change."""
 
 
-class NumberField(Viewer):
+class NumberField(param.Parameterized):
     """Edit one control of a :class:`~labs.timed.TimedModel` by typing an exact value.
+
+    Its :attr:`input` is the field the lab's stage draws (:class:`~labs.ui.stage.LabStage`: a
+    :class:`ControlGroup <labs.ui.stage.ControlGroup>` takes the NumberField itself).
 
     Text controls (a model whose ``apply`` parses the text, such as a list of layers) and optional
     controls (empty or "never" when off) work the same: the field shows ``model.shown_value``.
@@ -53,6 +55,3 @@ class NumberField(Viewer):
 
     def _report(self, message: str) -> None:
         self.error = message
-
-    def __panel__(self) -> TextField:
-        return self.input

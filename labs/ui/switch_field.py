@@ -1,30 +1,27 @@
 """A checkbox with a real ``<label>``: an accessible name for screen readers and role queries.
 
 Bokeh's ``Checkbox`` (and so Panel's) puts its text in a ``<div>`` beside the ``<input>``, which
-gives the checkbox no accessible name. This light component draws ``<label><input> text</label>``
-(``assets/switch_field.js``); ``value`` is sent once per click.
+gives the checkbox no accessible name. A switch is a plain ``param`` object (its label and whether
+it is on); the lab's :class:`~labs.ui.stage.LabStage` draws it as ``<label><input> text</label>``
+(``assets/fields.js``), and a click sends the new state as one message.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import param
-from panel.custom import JSComponent
-
-from labs.ui import ASSETS, stylesheet
-
-SWITCH_CSS = stylesheet(ASSETS / "switch_field.css")
 
 
-class SwitchField(JSComponent):
+class SwitchField(param.Parameterized):
     """``<label><input type=checkbox> label</label>``; ``value`` follows the box both ways."""
 
     label = param.String(default="", doc="The checkbox's visible label and accessible name.")
     value = param.Boolean(default=False, doc="Whether the box is checked: set by the server or by a click.")
 
-    _esm = Path(__file__).parent / "assets" / "switch_field.js"
+    def shown(self) -> dict:
+        """What the page draws the switch from (``LabStage.fields_json``)."""
+        return {"kind": "switch", "label": self.label, "value": self.value}
 
-    def __init__(self, **params):
-        params.setdefault("stylesheets", [SWITCH_CSS])
-        super().__init__(**params)
+    def take(self, sent: object) -> None:
+        """Take a state the page sent; anything but true or false is ignored."""
+        if isinstance(sent, bool):
+            self.value = sent

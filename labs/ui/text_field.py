@@ -1,10 +1,13 @@
-"""A labelled text field with its own error line, drawn as plain HTML by one light component.
+"""A labelled text field with its own error line: what one field holds, drawn by the lab's stage.
 
-Panel's ``TextInput`` with an error pane under it and a column around both costs three Panel
-objects (and their Bokeh models) per field, built again for every student. This is one: a
-``<label>`` naming an ``<input>``, and a ``role="alert"`` line under it that is empty while the
-value is fine. Typing sends nothing; Enter or leaving the field sends ``value`` once, as Panel's
-``TextInput`` does.
+A Panel ``TextInput`` with an error pane under it and a column around both costs three Panel
+objects (and their Bokeh models) per field, built again for every student; a component per field
+still cost each lab five to eleven components and twice as many models. A field is now a plain
+``param`` object: its label, its text and its refusal. The lab's :class:`~labs.ui.stage.LabStage`,
+which lays the controls out anyway, draws every field of the lab in its own element
+(``assets/fields.js``): a ``<label>`` naming an ``<input>``, and a ``role="alert"`` line under it
+that is empty while the value is fine. Typing sends nothing; Enter or leaving the field sends the
+text once, as one message, and the stage sets ``value`` here.
 
 A refusal is a line of the layout, right under its own field: it never covers a neighbour, so
 every other control can still be clicked, tapped and reached by Tab. The field is marked
@@ -31,11 +34,6 @@ preset, an exercise's step).
 from __future__ import annotations
 
 import param
-from panel.custom import JSComponent
-
-from labs.ui import ASSETS, browser_code, stylesheet
-
-TEXT_FIELD_JS = browser_code("text_field.js")
 
 ERROR_LINE_EM = 1.25
 """The room always kept under a field for its refusal: one line (in the line's own ems).
@@ -45,18 +43,22 @@ about 20 characters a line, and the labs' refusals (name, why, range, what is ke
 so no fixed room would hold them all without pushing every field far apart for a message most
 students never see. One line is kept, and a longer refusal grows once, when it comes."""
 
-FIELD_CSS = stylesheet(ASSETS / "text_field.css", ERROR_LINE_EM=ERROR_LINE_EM)
 
-
-class TextField(JSComponent):
+class TextField(param.Parameterized):
     """``<label>label <input></label>`` plus an alert line; ``value`` changes on Enter or blur."""
 
     label = param.String(default="", doc="The field's visible label and accessible name.")
     value = param.String(default="", doc="The text: set by the server, or sent by the page on Enter or blur.")
     error = param.String(default="", doc="Why the last typed value was refused; empty when it was fine.")
+    styles = param.Dict(
+        default={}, doc="CSS for the field's box in its panel, e.g. {'flex': '1 1 100%'} for a line of its own."
+    )
 
-    _esm = TEXT_FIELD_JS
+    def shown(self) -> dict:
+        """What the page draws the field from (``LabStage.fields_json``)."""
+        return {"kind": "text", "label": self.label, "value": self.value, "error": self.error, "styles": self.styles}
 
-    def __init__(self, **params):
-        params.setdefault("stylesheets", [FIELD_CSS])
-        super().__init__(**params)
+    def take(self, sent: object) -> None:
+        """Take a value the page sent; anything but text is ignored."""
+        if isinstance(sent, str):
+            self.value = sent

@@ -118,6 +118,17 @@ def test_a_launch_gap_shows_issue_times_in_the_table(page):
     expect(status_of(lab)).to_contain_text(figures(gapped))
 
 
+def test_a_value_that_reads_as_the_one_in_force_is_shown_as_the_model_reads_it(page):
+    """'-0.0' in a field holding 0 changes nothing on the server: the field still shows 0, not what was typed."""
+    lab = open_lab(page, "/timeline", "Bucket timeline lab")
+    gap = lab.get_by_role("textbox", name="Launch gap (ms)")
+    expect(gap).to_have_value("0")
+    type_value(lab, "Launch gap (ms)", "-0.0")
+    expect(gap).to_have_value("0")
+    type_value(lab, "Launch gap (ms)", "0,5")
+    expect(gap).to_have_value("0.5")
+
+
 def test_a_missing_event_is_invalid_and_names_the_layer_read_early(page):
     lab = open_lab(page, "/timeline", "Bucket timeline lab")
     chooser = lab.get_by_role("combobox", name="Missing event")

@@ -10,15 +10,14 @@ from app.course import exercise_card, lesson_text
 from app.site.pages import index
 from app.trace.page import shown, view
 from labs.timeline import legend
-from labs.ui import palette, plot_text, stage, styles, stylesheet, switch_field, text_field
+from labs.ui import palette, plot_text, stage, styles, stylesheet
 
 ROOT = Path(__file__).resolve().parents[2]
 SHEETS = {
     "labs/ui/assets/readout_room.css": styles.READOUT_ROOM_CSS,
     "labs/ui/assets/controls.css": styles.CONTROL_CSS,
     "labs/ui/assets/plot_tables.css": plot_text.TABLE_CSS,
-    "labs/ui/assets/switch_field.css": switch_field.SWITCH_CSS,
-    "labs/ui/assets/text_field.css": text_field.FIELD_CSS,
+    "labs/ui/assets/fields.css": stage.FIELDS_CSS,
     "labs/ui/assets/stage.css": stage.STAGE_CSS,
     "labs/timeline/assets/legend.css": legend.LEGEND_CSS,
     "app/trace/page/assets/tables.css": shown.TABLE_CSS,

@@ -272,7 +272,7 @@ def test_the_last_bucket_cap_checkbox_sits_with_the_caps_and_drives_the_model(la
     first_panel = stage.keys[: stage.groups[0]["count"]]
     assert stage.groups[0]["title"] == "Model and caps" and "last_bucket_cap" in first_panel
     assert stage.keys.count("last_bucket_cap") == 1
-    assert stage.controls[stage.keys.index("last_bucket_cap")] is box
+    assert stage.control("last_bucket_cap") is box
     before = status_text(lab)
     box.value = True  # a click
     assert lab.model.last_bucket_cap and lab.model.exposed == pytest.approx(5.34, abs=0.005)

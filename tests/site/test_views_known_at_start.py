@@ -26,12 +26,12 @@ custom = {c.__name__: c._data_model.__name__ for c in every_subclass(ReactiveESM
 missing = [name for name in custom.values() if name not in Model.model_class_reverse_map]
 print(sorted(views), sorted(custom), missing)
 assert {"labs.queue.view", "labs.roofline.view", "labs.timeline.view"} <= set(views), views
-assert "SwitchField" in custom and not missing, (custom, missing)
+assert "LabStage" in custom and not missing, (custom, missing)
 """
 
 
 def test_serving_imports_every_labs_view_and_its_custom_models():
-    """In a fresh process, as ``panel serve`` starts: the timeline's SwitchField is known before any page."""
+    """In a fresh process, as ``panel serve`` starts: the labs' components (the stage) are known before any page."""
     result = subprocess.run(
         [sys.executable, "-c", CHECK],
         capture_output=True,

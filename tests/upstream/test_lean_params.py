@@ -14,6 +14,7 @@ from app.course.exercise_card import ExerciseCard
 from app.upstream import lean_params
 from labs.queue.model import QueueModel
 from labs.queue.view import QueueLab
+from labs.ui.stage import LabStage
 from labs.ui.text_field import TextField
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -61,10 +62,12 @@ def test_no_module_of_the_app_hands_an_objects_parameter_to_be_watched():
 
 def test_the_apps_objects_share_their_classs_parameters_and_panels_keep_their_copies():
     card, model, field = ExerciseCard(), QueueModel(), TextField(label="λ")
+    stage = LabStage(label="Queue lab")
     assert card.param["feedback_html"] is ExerciseCard.param["feedback_html"]
     assert model.param["arrival_rate"] is QueueModel.param["arrival_rate"]
     assert field.param["value"] is TextField.param["value"]
-    assert field.param["width"] is TextField.param["width"]  # Panel's, inherited by the app's component
+    assert stage.param["fields_json"] is LabStage.param["fields_json"]
+    assert stage.param["width"] is LabStage.param["width"]  # Panel's, inherited by the app's component
     widget = pn.widgets.TextInput()
     assert widget.param["value"] is not pn.widgets.TextInput.param["value"]  # Panel's own class: its copy
     assert lean_params.is_app_class(QueueLab) and not lean_params.is_app_class(pn.widgets.TextInput)

@@ -45,15 +45,27 @@ export function render({ model }) {
   picture.append(model.get_child("picture"))
   const panels = document.createElement("div")
   panels.className = "panels"
-  const controls = model.get_child("controls")
-  const byKey = new Map()
+  // Each control is a Panel object's element (controls) or a field the stage draws (fields.js).
+  const children = model.get_child("controls")
+  const fields = []
+  const send = (msg) => model.send_msg(msg)
+  const states = JSON.parse(model.fields_json).fields
+  const elements = model.places.map(([kind, index]) => {
+    if (kind !== "field") return children[index]
+    const field = FIELD_KINDS[states[index].kind](index, send)
+    field.update(states[index])
+    fields[index] = field
+    return field.element
+  })
+  const byKey = new Map(model.keys.map((key, i) => [key, elements[i]]))
   let next = 0
   for (const group of model.groups) {
-    const children = controls.slice(next, next + group.count)
-    children.forEach((child, i) => byKey.set(model.keys[next + i], child))
+    panels.append(panel(group, elements.slice(next, next + group.count), model.heading ? "h3" : "h2", model.wide_from))
     next += group.count
-    panels.append(panel(group, children, model.heading ? "h3" : "h2", model.wide_from))
   }
+  // Sent again after each message the page sent (its count changes): a value the server put back as it
+  // was is drawn over what the page typed.
+  model.on("fields_json", () => JSON.parse(model.fields_json).fields.forEach((state, i) => fields[i].update(state)))
   const more = document.createElement("div")
   more.className = "more"
   more.append(model.get_child("more"))
