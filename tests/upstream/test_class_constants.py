@@ -9,6 +9,7 @@ from panel.pane import HTML
 from panel.theme import Bootstrap
 from panel.theme.base import Design
 from panel.theme.bootstrap import BootstrapDefaultTheme
+from param import Filename
 
 from app.upstream import class_constants
 from tests.page_documents import PAGE_PATHS, document_shape, page_document
@@ -83,3 +84,33 @@ def test_under_autoreload_panels_own_methods_run(panel_own, monkeypatch):
     monkeypatch.setattr(config, "autoreload", True)
     page_document("/lesson?id=overlap")
     assert class_constants._esm == {} and class_constants._modifiers == {}
+
+
+def test_the_key_reads_the_themes_files_as_given_without_resolving_them(panel_own, monkeypatch):
+    """param's Path resolves against the disk on each read: the key must not pay that for every model."""
+    panel_own(kept=True)
+    theme = BootstrapDefaultTheme()
+    class_constants.get_modifiers(Bootstrap, HTML("x"), theme, True)
+    resolved: list[str] = []
+    own_resolve = Filename._resolve
+
+    def counting(self, path):
+        resolved.append(path)
+        return own_resolve(self, path)
+
+    monkeypatch.setattr(Filename, "_resolve", counting)
+    class_constants.get_modifiers(Bootstrap, HTML("y"), theme, True)
+    class_constants.get_modifiers(Bootstrap, HTML("z"), BootstrapDefaultTheme, True)
+    assert resolved == []
+    assert class_constants.theme_path(theme, "css") == BootstrapDefaultTheme.param["css"].default
+
+
+def test_a_theme_with_other_stylesheets_gets_an_answer_of_its_own(panel_own, tmp_path):
+    panel_own(kept=True)
+    other_css = tmp_path / "other.css"
+    other_css.write_text(".x { color: red; }")
+    plain, other = BootstrapDefaultTheme(), BootstrapDefaultTheme(css=str(other_css))
+    class_constants.get_modifiers(Bootstrap, HTML("x"), plain, True)
+    class_constants.get_modifiers(Bootstrap, HTML("x"), other, True)
+    assert len(class_constants._modifiers) == 2
+    assert class_constants.theme_path(other, "css") == str(other_css)
