@@ -10,7 +10,8 @@ timed page open. The visits alternate between the fix on and off in one process,
 drift falls on both alike.
 
 Fixes it can switch: ``lean_params`` (the app's objects share their class's Parameters), ``lean_config``
-(the course template's ``config.set`` saves only the design).
+(the course template's ``config.set`` saves only the design), ``template_layout`` (a template builds no
+notebook widget).
 
 Usage: ``.venv/bin/python -m bench.visit_cost [--rounds 12] [--fix lean_params]``
 """
@@ -26,7 +27,7 @@ from panel.io.state import state
 
 from app import upstream
 from app.course import exercise as exercise_module
-from app.upstream import lean_config, lean_params
+from app.upstream import lean_config, lean_params, template_layout
 from app.web import serving_settings
 from tests.headless import field, send
 from tests.page_documents import page_document
@@ -45,7 +46,19 @@ def switch_lean_config(on: bool) -> None:
     lean_config.LeanConfig.on = on
 
 
-SWITCHES: dict[str, Callable[[bool], None]] = {"lean_params": switch_lean_params, "lean_config": switch_lean_config}
+def switch_template_layout(on: bool) -> None:
+    """Templates build no notebook widget (on) or build it as Panel does (off)."""
+    if on:
+        template_layout.install()
+    else:
+        template_layout.uninstall()
+
+
+SWITCHES: dict[str, Callable[[bool], None]] = {
+    "lean_params": switch_lean_params,
+    "lean_config": switch_lean_config,
+    "template_layout": switch_template_layout,
+}
 
 
 def visit() -> tuple[float, float]:

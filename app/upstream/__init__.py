@@ -135,6 +135,12 @@ FIXES: tuple[Fix, ...] = (
         consequence="each model works out its class's browser code and stylesheets again (more server time a session)",
     ),
     Fix(
+        "template_layout",
+        (PANEL,),
+        summary="a template builds no notebook widget a served page never reads",
+        consequence="each page builds a text, a button and a column nobody sees (more server time per session)",
+    ),
+    Fix(
         "lean_config",
         (PANEL,),
         one_thread=True,

@@ -10,6 +10,7 @@ import panel as pn
 import param
 from bokeh.document import Document
 from markupsafe import Markup
+from panel.widgets.indicators import BooleanIndicator
 
 from app.upstream import bokeh_fixes_js, early_connection, is_installed, lean_config
 from app.web.connection import ConnectionWatch
@@ -72,6 +73,17 @@ class CourseTemplate(pn.template.BootstrapTemplate):
     location = param.Boolean(default=False, readonly=True, doc="Whether Panel adds its Location model (never).")
 
     bare = param.Boolean(default=False, doc="A frame for another site to embed: no <header> (course.html).")
+
+    # No page shows Panel's busy spinner (page() passes None). Panel's own default is a spinner that
+    # param deep-copies for every template made, before the None given replaces it.
+    busy_indicator = param.ClassSelector(
+        default=None,
+        class_=BooleanIndicator,
+        allow_None=True,
+        constant=True,
+        instantiate=False,
+        doc="Panel's indicator of a busy server: none on a course page.",
+    )
 
     def __init__(self, **params):
         super().__init__(**params)
