@@ -149,6 +149,10 @@ class LabStage(JSComponent):
     def _field_changed(self, index: int, *_events: param.parameterized.Event) -> None:
         fields = list(self.fields)
         fields[index] = self._fields[index].shown()
+        self._send_fields(fields)
+
+    def _send_fields(self, fields: list[dict]) -> None:
+        """Keep ``fields`` and send them to the page, with the count of messages taken."""
         self.param.update(fields=fields, fields_json=json.dumps({"taken": self._taken, "fields": fields}))
 
     def _handle_msg(self, msg: object) -> None:
@@ -160,7 +164,7 @@ class LabStage(JSComponent):
             with pn.io.hold():  # the field, the lab's redraw and the exercise's card: one message
                 self._taken += 1
                 self._fields[index].take(msg.get("value"))
-                self.fields_json = json.dumps({"taken": self._taken, "fields": self.fields})
+                self._send_fields(self.fields)  # sent even when the value was put back as it was
 
     def control(self, key: str) -> object:
         """The control placed under ``key``: a Panel object, or a field or switch the stage draws.
