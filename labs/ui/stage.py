@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import partial
 
 import panel as pn
 import param
@@ -95,22 +94,16 @@ class LabStage(JSComponent):
         item_type=list,
         doc="Where each control of ``keys`` is: ['field', i] (of ``fields_json``) or ['child', j] (of ``controls``).",
     )
-    fields = param.List(
-        default=[],
-        precedence=-1,  # not a property of the page's model: the page reads fields_json
-        doc="What each field and switch the stage draws shows (TextField.shown, SwitchField.shown), in order.",
-    )
     fields_json = param.String(
         default='{"taken": 0, "fields": []}',
-        doc="``fields`` as JSON, with how many of the page's messages were taken: what the page draws the fields from.",
+        doc="What each field and switch the stage draws shows (TextField.shown, SwitchField.shown), in order, "
+        "with how many of the page's messages were taken, as JSON: what the page draws the fields from.",
     )
     groups = param.List(default=[], doc="Each panel as {title, count, collapsible, open}, in order.")
     more = Child(doc="What follows the panels: notes, secondary plots, the plots' data tables.")
     wide_from = param.Integer(
         default=PINNED_FROM, constant=True, doc="The window width (px) from which a 'wide' panel starts open."
     )
-
-    _rename = {"fields": None}
 
     _esm = STAGE_JS
 
@@ -130,30 +123,23 @@ class LabStage(JSComponent):
                 else:
                     places.append(["field", len(self._fields)])
                     self._fields.append(drawn)
-        shown = [field.shown() for field in self._fields]
         super().__init__(
             controls=children,
             keys=[key for group in groups for key, _ in group.controls],
             places=places,
-            fields=shown,
-            fields_json=json.dumps({"taken": 0, "fields": shown}),
+            fields_json=fields_json(self._fields, taken=0),
             groups=[
                 {"title": g.title, "count": len(g.controls), "collapsible": g.collapsible, "open": g.open}
                 for g in groups
             ],
             **params,
         )
-        for index, field in enumerate(self._fields):
-            field.param.watch(partial(self._field_changed, index), [name for name in field.param if name != "name"])
+        for field in self._fields:
+            field.param.watch(self._send_fields, [name for name in field.param if name != "name"])
 
-    def _field_changed(self, index: int, *_events: param.parameterized.Event) -> None:
-        fields = list(self.fields)
-        fields[index] = self._fields[index].shown()
-        self._send_fields(fields)
-
-    def _send_fields(self, fields: list[dict]) -> None:
-        """Keep ``fields`` and send them to the page, with the count of messages taken."""
-        self.param.update(fields=fields, fields_json=json.dumps({"taken": self._taken, "fields": fields}))
+    def _send_fields(self, *_events: param.parameterized.Event) -> None:
+        """Send the page every field's state, with the count of messages taken."""
+        self.fields_json = fields_json(self._fields, self._taken)
 
     def _handle_msg(self, msg: object) -> None:
         """A value typed (Enter or blur) or ticked in the page: ``{"field": i, "value": ...}``."""
@@ -164,7 +150,7 @@ class LabStage(JSComponent):
             with pn.io.hold():  # the field, the lab's redraw and the exercise's card: one message
                 self._taken += 1
                 self._fields[index].take(msg.get("value"))
-                self._send_fields(self.fields)  # sent even when the value was put back as it was
+                self._send_fields()  # sent even when the value was put back as it was
 
     def control(self, key: str) -> object:
         """The control placed under ``key``: a Panel object, or a field or switch the stage draws.
@@ -195,6 +181,11 @@ class LabStage(JSComponent):
     def show_picture(self) -> None:
         """Bring the picture and its time bar into view in the page (the next step runs the lab)."""
         self._send_msg({"picture": True})
+
+
+def fields_json(fields: list[DrawnField], taken: int) -> str:
+    """What the page draws the stage's fields from: each one's state, and the messages taken so far."""
+    return json.dumps({"taken": taken, "fields": [field.shown() for field in fields]})
 
 
 def drawn_field(control: object) -> DrawnField | None:
