@@ -11,7 +11,7 @@ drift falls on both alike.
 
 Fixes it can switch: ``lean_params`` (the app's objects share their class's Parameters), ``lean_config``
 (the course template's ``config.set`` saves only the design), ``template_layout`` (a template builds no
-notebook widget).
+notebook widget), ``param_reads`` (a bound Parameter's attributes read without param's per-read call).
 
 Usage: ``.venv/bin/python -m bench.visit_cost [--rounds 12] [--fix lean_params]``
 """
@@ -27,7 +27,7 @@ from panel.io.state import state
 
 from app import upstream
 from app.course import exercise as exercise_module
-from app.upstream import lean_config, lean_params, template_layout
+from app.upstream import lean_config, lean_params, param_reads, template_layout
 from app.web import serving_settings
 from tests.headless import field, send
 from tests.page_documents import page_document
@@ -54,10 +54,19 @@ def switch_template_layout(on: bool) -> None:
         template_layout.uninstall()
 
 
+def switch_param_reads(on: bool) -> None:
+    """Bound Parameters read by Python (on) or through param's ``__getattribute__`` (off)."""
+    if on:
+        param_reads.install()
+    else:
+        param_reads.uninstall()
+
+
 SWITCHES: dict[str, Callable[[bool], None]] = {
     "lean_params": switch_lean_params,
     "lean_config": switch_lean_config,
     "template_layout": switch_template_layout,
+    "param_reads": switch_param_reads,
 }
 
 

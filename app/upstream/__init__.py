@@ -78,7 +78,7 @@ class Fix:
 PANEL, BOKEH = ("panel", ">=1.9.4,<1.10"), ("bokeh", ">=3.9.2,<3.10")
 """The ranges the fixes were checked on: pyproject.toml pins a version inside each (tests/upstream/test_upstream.py)."""
 PARAM = ("param", ">=2.4.2,<2.5")
-"""The param releases :mod:`app.upstream.lean_params` was checked on."""
+"""The param releases :mod:`app.upstream.lean_params` and :mod:`app.upstream.param_reads` were checked on."""
 PYTHON = ("python", ">=3.11,<3.14")
 """The interpreters the whole headless suite passes on (pyproject.toml's requires-python)."""
 
@@ -153,6 +153,12 @@ FIXES: tuple[Fix, ...] = (
         one_thread=True,
         summary="the app's objects share their class's Parameters",
         consequence="every object of the app copies each Parameter it reads (more server time per session)",
+    ),
+    Fix(
+        "param_reads",
+        (PARAM,),
+        summary="a bound Parameter's attributes read without param's per-read call",
+        consequence="every read of a Parameter's name, default or bounds is a Python call (more server time a session)",
     ),
     Fix(
         "bundle_onload",

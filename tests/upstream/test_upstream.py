@@ -32,7 +32,7 @@ import panel.io.server as panel_server
 import panel.reactive as panel_reactive
 from bokeh.core.has_props import HasProps
 from panel.template.base import BasicTemplate
-from param.parameterized import ParameterizedMetaclass
+from param.parameterized import Parameter, ParameterizedMetaclass
 
 def library_functions():
     return {
@@ -49,6 +49,8 @@ def library_functions():
         "ReactiveCustomBase._set_on_model": panel_reactive.ReactiveCustomBase._set_on_model,
         "ReactiveCustomBase._patch_datamodel_ref": vars(panel_reactive.ReactiveCustomBase)["_patch_datamodel_ref"],
         "ParameterizedMetaclass.__init__": ParameterizedMetaclass.__init__,
+        "Parameter.__getattribute__": Parameter.__dict__.get("__getattribute__"),
+        "Parameter.__new__": Parameter.__dict__.get("__new__"),
     }
 """
 
@@ -113,6 +115,8 @@ print(json.dumps({
         "ReactiveCustomBase._set_on_model",
         "ReactiveCustomBase._patch_datamodel_ref",
         "ParameterizedMetaclass.__init__",
+        "Parameter.__getattribute__",
+        "Parameter.__new__",
     }
     assert said["again"] == []  # idempotent
 
