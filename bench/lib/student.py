@@ -95,7 +95,9 @@ class LessonIds:
         if len(texts) != 1:
             raise ProtocolFailure(f"expected one lesson text (app.course.lesson_text), found {len(texts)}")
         label = CARD_FIELDS.index("label")
-        shown = [card[label] for card in next(filter(None, map(cards_sent, texts[0].attributes.items())))]
+        attributes = texts[0].attributes
+        every_card = [(name, attributes[name]) for name in ("cards_json", "cards") if name in attributes]
+        shown = [card[label] for card in next(filter(None, map(cards_sent, every_card)), [])]
         if shown.count(f"Exercise: {EXERCISE_TITLE}") != 1:
             raise ProtocolFailure(f"expected one exercise card for {EXERCISE_TITLE!r} in {shown}")
         components = [m for m in doc.find("ReactiveESM") if (m.attributes.get("data") or {}).get("id") == texts[0].id]
@@ -214,9 +216,14 @@ def field_ref(doc: DocIndex, label: str) -> FieldRef:
     return FieldRef(found[0].id)
 
 
-_CARDS = {"cards_json": json.loads, "cards": lambda cards: cards}
-"""The lesson text's property with the cards' values, and how to read it: a JSON string now, a list
-before (a ``--before`` checkout may be older)."""
+_CARDS = {
+    "card_updates": lambda text: list(json.loads(text).values()),
+    "cards_json": json.loads,
+    "cards": lambda cards: cards,
+}
+"""The lesson text's properties with cards' values, and how to read each: the cards changed since the
+page was built (a JSON object by index) now, every card as a JSON string or a list before (a
+``--before`` checkout may be older)."""
 
 
 def cards_sent(attribute: tuple[str, Any]) -> list | None:
@@ -230,15 +237,15 @@ def cards_sent(attribute: tuple[str, Any]) -> list | None:
     Returns
     -------
     list or None
-        One list of values per card, in ``CARD_FIELDS`` order; None for another property or a
-        value that is not such a list.
+        One list of values per card sent (every card, or each card changed since the page was built),
+        in ``CARD_FIELDS`` order; None for another property or a value that is not such a list.
     """
     name, value = attribute
     if name not in _CARDS:
         return None
     try:
         cards = _CARDS[name](value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, AttributeError):
         return None
     return cards if isinstance(cards, list) else None
 

@@ -357,7 +357,7 @@ def test_each_click_reaches_the_page_as_one_message_of_the_card(page):
     text = runner.__panel__()
     prepare(lab, runner, 4, 3)
     sent = []
-    text.param.watch(lambda event: sent.append(json.loads(event.new)[0]), "cards_json")
+    text.param.watch(lambda event: sent.append(json.loads(event.new)["0"]), "card_updates")
     lock(runner, "1")
     assert len(sent) == 1
     assert sent[0] == runner.card.shown() and runner.card.locked and runner.card.prediction == "1"

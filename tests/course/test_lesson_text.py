@@ -36,23 +36,40 @@ def test_a_card_change_is_sent_as_that_cards_values_only():
     text, first, second, _ = _text_with_two_cards()
     before = [list(card) for card in text.cards]
     sent = []
-    text.param.watch(lambda event: sent.append(json.loads(event.new)), "cards_json")
+    text.param.watch(lambda event: sent.append(json.loads(event.new)), "card_updates")
     second.param.update(steps_html="<ol><li>Reset</li></ol>", locked=True)
     assert len(sent) == 1  # one update of several values is one message
-    assert sent[0] == text.cards
+    assert sent[0] == {"1": second.shown()}
     assert text.cards[0] == before[0]
     assert text.cards[1] == second.shown()
     assert text.cards[1][CARD_FIELDS.index("locked")] is True
 
 
-def test_the_page_gets_the_cards_as_one_json_string_not_a_list_property():
+def test_the_page_gets_the_cards_as_built_then_each_card_changed_since_as_json_strings():
     # A list property costs Bokeh a validation and a walk of every nested value at each change.
-    text, _first, second, _ = _text_with_two_cards()
+    text, first, second, _ = _text_with_two_cards()
     root = text.get_root(Document())
     assert "cards" not in root.data.properties_with_values()
+    built = json.loads(root.data.cards_json)
+    assert built == text.cards and json.loads(root.data.card_updates) == {}
     second.prediction = "2.5"
-    assert json.loads(root.data.cards_json) == text.cards
-    assert json.loads(root.data.cards_json)[1][CARD_FIELDS.index("prediction")] == "2.5"
+    assert json.loads(root.data.cards_json) == built  # the page draws from it once
+    assert json.loads(root.data.card_updates) == {"1": text.cards[1]}
+    assert text.cards[1][CARD_FIELDS.index("prediction")] == "2.5"
+
+
+def test_a_view_drawn_anew_shows_every_card_as_it_is_now():
+    """The cards as built, then each one changed since (even one changed back): the cards as they are."""
+    text, first, second, _ = _text_with_two_cards()
+    root = text.get_root(Document())
+    second.prediction = "2.5"
+    first.locked = True
+    second.prediction = ""  # back as built: still sent, or a page that drew "2.5" would keep it
+    drawn = json.loads(root.data.cards_json)
+    for index, values in json.loads(root.data.card_updates).items():
+        drawn[int(index)] = values
+    assert drawn == text.cards == [first.shown(), second.shown()]
+    assert set(json.loads(root.data.card_updates)) == {"0", "1"}
 
 
 def test_clicks_reach_their_card_and_anything_else_is_dropped():

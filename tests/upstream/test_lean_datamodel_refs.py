@@ -77,7 +77,7 @@ def test_a_card_change_tags_every_data_model_as_panel_does(refs, lean):
     text, card, root = _lesson_text()
     before = _tags(root)
     card.steps_html = "<p>changed</p>"
-    assert json.loads(root.data.cards_json)[0][list(text.card_fields).index("steps_html")] == "<p>changed</p>"
+    assert json.loads(root.data.card_updates)["0"][list(text.card_fields).index("steps_html")] == "<p>changed</p>"
     assert _tags(root) == before
     assert all(f"__ref:{root.ref['id']}" in tags for tags in before) and len(before) >= 2
 

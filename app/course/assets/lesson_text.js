@@ -1,7 +1,8 @@
 // A lesson's text (app/course/lesson_text.py): its prose and, between the paragraphs, each guided
 // exercise as plain HTML (steps, Start, prediction, Lock, feedback), and the lesson's lab. One
 // component for the whole text: the server sends each card's values (model.cards_json: JSON, in
-// model.card_fields order); the page sends one message per click, {card, action, text}. A card with
+// model.card_fields order) as the page was built, then at each change the cards changed since
+// (model.card_updates: {index: values}); the page sends one message per click, {card, action, text}. A card with
 // share paths ends with a Share button: shareWidget(), from app/web/assets/share.js, which the
 // component's module starts with.
 // On a wide screen the lab stands beside the text, pinned in a pane as high as the window; on a
@@ -402,8 +403,12 @@ export function render({ model }) {
   const dockRunning = dockCards(cards, wide)
   wide.addEventListener("change", () => dockRunning())
   let opened = false
+  const draw = (entries) => {
+    for (const [i, values] of entries) if (cards[i]) cards[i].show(model.card_fields, values)
+  }
+  draw(JSON.parse(model.cards_json).entries())
   const update = () => {
-    JSON.parse(model.cards_json).forEach((values, i) => { if (cards[i]) cards[i].show(model.card_fields, values) })
+    draw(Object.entries(JSON.parse(model.card_updates)).map(([i, values]) => [Number(i), values]))
     place()
     // A run starting on a phone: its question and prediction are in the dock, so the lab's picture
     // and time bar come to the top of the screen above it (not when the page opens: a deep link
@@ -412,7 +417,7 @@ export function render({ model }) {
     opened = true
   }
   update()
-  model.on("cards_json", update)
+  model.on("card_updates", update)
 
   // In-page links (a heading's ¶ anchor) point into this shadow root, which the browser does not search.
   root.addEventListener("click", (event) => {
