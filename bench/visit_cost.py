@@ -11,7 +11,8 @@ drift falls on both alike.
 
 Fixes it can switch: ``lean_params`` (the app's objects share their class's Parameters), ``lean_config``
 (the course template's ``config.set`` saves only the design), ``template_layout`` (a template builds no
-notebook widget), ``param_reads`` (a bound Parameter's attributes read without param's per-read call).
+notebook widget), ``param_reads`` (a bound Parameter's attributes read without param's per-read call),
+``lean_references`` (reference walks that skip what holds no model).
 
 Usage: ``.venv/bin/python -m bench.visit_cost [--rounds 12] [--fix lean_params]``
 """
@@ -23,11 +24,12 @@ import statistics
 import time
 from collections.abc import Callable
 
+from bokeh.model import util as model_util
 from panel.io.state import state
 
 from app import upstream
 from app.course import exercise as exercise_module
-from app.upstream import lean_config, lean_params, param_reads, template_layout
+from app.upstream import lean_config, lean_params, lean_references, param_reads, template_layout
 from app.web import serving_settings
 from tests.headless import field, send
 from tests.page_documents import page_document
@@ -62,11 +64,26 @@ def switch_param_reads(on: bool) -> None:
         param_reads.uninstall()
 
 
+def switch_lean_references(on: bool) -> None:
+    """Reference walks skip what holds no model and visit values without Bokeh's per-call import (on), or Bokeh's."""
+    lean = {
+        "visit_immediate_value_references": lean_references.visit_immediate_value_references,
+        "visit_value_and_its_immediate_references": lean_references.visit_value_and_its_immediate_references,
+    }
+    own = {
+        "visit_immediate_value_references": lean_references._ORIGINAL,
+        "visit_value_and_its_immediate_references": lean_references._ORIGINAL_VALUE,
+    }
+    for name, function in (lean if on else own).items():
+        setattr(model_util, name, function)
+
+
 SWITCHES: dict[str, Callable[[bool], None]] = {
     "lean_params": switch_lean_params,
     "lean_config": switch_lean_config,
     "template_layout": switch_template_layout,
     "param_reads": switch_param_reads,
+    "lean_references": switch_lean_references,
 }
 
 

@@ -16,10 +16,28 @@ from tests.page_documents import PAGE_PATHS, page_document, switch
 
 @pytest.fixture
 def walk(monkeypatch):
-    """Switch between Bokeh's own reference walk and the lean one within a test."""
+    """Switch between Bokeh's own reference walk (both of its visits) and the lean one within a test."""
 
-    lean = lean_references.visit_immediate_value_references
-    return switch(monkeypatch, model_util, "visit_immediate_value_references", lean, lean_references._ORIGINAL)
+    model = switch(
+        monkeypatch,
+        model_util,
+        "visit_immediate_value_references",
+        lean_references.visit_immediate_value_references,
+        lean_references._ORIGINAL,
+    )
+    value = switch(
+        monkeypatch,
+        model_util,
+        "visit_value_and_its_immediate_references",
+        lean_references.visit_value_and_its_immediate_references,
+        lean_references._ORIGINAL_VALUE,
+    )
+
+    def use(lean: bool) -> None:
+        model(lean)
+        value(lean)
+
+    return use
 
 
 def _found(doc) -> list[list[str]]:
@@ -89,8 +107,31 @@ def test_a_model_set_later_is_found(walk):
     assert [m.name_ for m in model_util.collect_models(holder) if isinstance(m, Leaf)] == ["made", "later"]
 
 
+def test_a_themed_model_and_values_of_every_kind_are_found_as_bokeh_finds_them(walk):
+    """A theme's model-holding value, nested containers, a dataclass, None and booleans: the same finds."""
+    from dataclasses import dataclass
+
+    @dataclass
+    class Pair:
+        left: object
+        right: object
+
+    holder = Holder(kids=[Leaf(name_="a"), Leaf(name_="b")])
+    holder.apply_theme({"chosen": Leaf(name_="themed")})
+    values = [holder, (None, True, 1.5, "s", {"k": Leaf(name_="in a dict")}), Pair(Leaf(name_="left"), [False])]
+    found = {}
+    for lean in (True, False):
+        walk(lean=lean)
+        found[lean] = [model.name_ for model in model_util.collect_models(*values) if isinstance(model, Leaf)]
+    assert found[True] == found[False]
+    assert {"themed", "made", "a", "b", "in a dict", "left"} <= set(found[True])
+
+
 def test_install_is_idempotent(monkeypatch):
     monkeypatch.setattr(model_util, "visit_immediate_value_references", lean_references._ORIGINAL)
+    monkeypatch.setattr(model_util, "visit_value_and_its_immediate_references", lean_references._ORIGINAL_VALUE)
     lean_references.install()
     lean_references.install()
     assert model_util.visit_immediate_value_references is lean_references.visit_immediate_value_references
+    lean_value = lean_references.visit_value_and_its_immediate_references
+    assert model_util.visit_value_and_its_immediate_references is lean_value

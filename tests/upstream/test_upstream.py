@@ -39,6 +39,7 @@ def library_functions():
         "HasProps.__init__": HasProps.__init__,
         "HasProps.query_properties_with_values": HasProps.query_properties_with_values,
         "visit_immediate_value_references": model_util.visit_immediate_value_references,
+        "visit_value_and_its_immediate_references": model_util.visit_value_and_its_immediate_references,
         "_dispatch_msgs": panel_document._dispatch_msgs,
         "_garbage_collect": panel_document._garbage_collect,
         "server_html_page_for_session": panel_server.server_html_page_for_session,
@@ -106,6 +107,7 @@ print(json.dumps({
         "HasProps.__init__",
         "HasProps.query_properties_with_values",
         "visit_immediate_value_references",
+        "visit_value_and_its_immediate_references",
         "_dispatch_msgs",
         "_garbage_collect",
         "_ONLOAD",
@@ -266,6 +268,7 @@ print(json.dumps({"report": upstream.report(), "changed": [n for n in before if 
         "lean_references": "skipped by OVERLAP_UPSTREAM_SKIP",
     }
     assert "HasProps.__init__" not in said["changed"] and "visit_immediate_value_references" not in said["changed"]
+    assert "visit_value_and_its_immediate_references" not in said["changed"]
     assert "HasProps.query_properties_with_values" in said["changed"]
 
 
