@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from bokeh.document import Document
+from panel.io.state import set_curdoc
 
 from app.course.exercise_card import CARD_FIELDS, ExerciseCard
 from app.course.lesson_text import LessonText, prose_html
@@ -79,6 +80,18 @@ def test_clicks_reach_their_card_and_anything_else_is_dropped():
     for bad in ({"card": 2, "action": "start"}, {"card": -1}, {"card": True}, {"card": "0"}, {"action": "start"}, [0]):
         text._handle_msg(bad)
     assert seen == [("second", {"action": "lock", "text": "2,5"}), ("first", {"action": "start"})]
+
+
+def test_a_clicks_changes_are_held_for_one_message():
+    """Lock changes the card, the lab's gate and its readout: held, the page gets them in one message."""
+    held = []
+    card = ExerciseCard(on_action=lambda msg: held.append(doc.callbacks.hold_value), label="Exercise: One")
+    text = LessonText([card])
+    doc = Document()
+    text.get_root(doc)
+    with set_curdoc(doc):
+        text._handle_msg({"card": 0, "action": "lock", "text": "1"})
+    assert held == ["combine"] and doc.callbacks.hold_value is None
 
 
 def test_the_field_empties_before_it_unlocks():
