@@ -58,6 +58,14 @@ def document_shape(doc: Document) -> tuple[str, int]:
     return renumbered(sent), len(doc.models)
 
 
+def shapes_without_and_with(path: str, use: Callable[[bool], None]) -> tuple[tuple[str, int], tuple[str, int]]:
+    """The shape (:func:`document_shape`) of ``path``'s document with a fix off (``use(False)``), then on."""
+    use(False)
+    own = document_shape(page_document(path))
+    use(True)
+    return own, document_shape(page_document(path))
+
+
 def switch(
     monkeypatch: pytest.MonkeyPatch, owner: Any, name: str, lean_version: Any, own_version: Any
 ) -> Callable[[bool], None]:

@@ -14,7 +14,7 @@ from param.parameterized import Parameter, Undefined
 from app import upstream
 from app.upstream import param_reads
 from labs.queue.model import QueueModel
-from tests.page_documents import PAGE_PATHS, document_shape, page_document
+from tests.page_documents import PAGE_PATHS, shapes_without_and_with
 
 
 @pytest.fixture
@@ -120,10 +120,8 @@ def test_a_parameter_made_before_install_and_still_unbound_reads_its_defaults(pa
 
 @pytest.mark.parametrize("path", PAGE_PATHS)
 def test_every_page_is_the_same_document_with_the_fix(path, params_own):
-    params_own(False)
-    own = document_shape(page_document(path))
-    params_own(True)
-    assert document_shape(page_document(path)) == own
+    own, fixed = shapes_without_and_with(path, params_own)
+    assert fixed == own
 
 
 def test_it_does_not_apply_where_a_parameter_class_reads_its_attributes_its_own_way():

@@ -8,7 +8,7 @@ from panel.template.base import BaseTemplate, BasicTemplate
 
 from app.upstream import template_layout
 from app.web.shell import CourseTemplate
-from tests.page_documents import PAGE_PATHS, document_shape, page_document
+from tests.page_documents import PAGE_PATHS, shapes_without_and_with
 
 
 @pytest.fixture
@@ -26,10 +26,8 @@ def panel_own(monkeypatch):
 
 @pytest.mark.parametrize("path", PAGE_PATHS)
 def test_every_page_is_the_same_document_with_the_fix(path, panel_own):
-    panel_own(False)
-    own = document_shape(page_document(path))
-    panel_own(True)
-    assert document_shape(page_document(path)) == own
+    own, fixed = shapes_without_and_with(path, panel_own)
+    assert fixed == own
 
 
 def test_a_course_template_builds_no_notebook_widget(panel_own, monkeypatch):
