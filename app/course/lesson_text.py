@@ -77,11 +77,6 @@ class LessonText(JSComponent):
     prose = param.List(default=[], item_type=str, doc="Each prose part's HTML, rendered once per process.")
     order = param.List(default=[], doc="The parts in page order: ['prose', i] or ['card', j].")
     card_fields = param.List(default=list(CARD_FIELDS), constant=True, doc="What each entry of ``cards`` holds.")
-    cards = param.List(
-        default=[],
-        precedence=-1,  # not a property of the page's model: the page reads cards_json and card_updates
-        doc="What each exercise card shows: its values in ``card_fields`` order.",
-    )
     cards_json = param.String(
         default="[]",
         constant=True,
@@ -99,8 +94,6 @@ class LessonText(JSComponent):
     side_by_side_from = param.Integer(
         default=SIDE_BY_SIDE_FROM, constant=True, doc="The window width (px) from which the lab stands beside the text."
     )
-
-    _rename = {"cards": None}
 
     _esm = SHARE_JS + "\n" + LESSON_TEXT_JS  # each card's Share button is app.web.share's widget
 
@@ -123,18 +116,23 @@ class LessonText(JSComponent):
         params.setdefault("stylesheets", [PROSE_CSS, CARD_CSS, SHARE_CSS, LAYOUT_CSS])
         params.setdefault("share_base", public_url())
         params.setdefault("margin", (5, 10))  # a Markdown pane's, so the text lines up with the heading
-        shown = [card.shown() for card in self._cards]
+        # What each card shows now (not a parameter: the page reads cards_json and card_updates, and
+        # a list parameter would be compared whole, nested values and all, at every change).
+        self._shown = [card.shown() for card in self._cards]
         self._changed: set[int] = set()  # the cards changed since the page was built
-        super().__init__(prose=prose, order=order, cards=shown, cards_json=json.dumps(shown), **params)
+        super().__init__(prose=prose, order=order, cards_json=json.dumps(self._shown), **params)
         for index, card in enumerate(self._cards):
             card.param.watch(partial(self._card_changed, index), list(CARD_FIELDS))
 
+    @property
+    def cards(self) -> list[list]:
+        """What each exercise card shows now: its values in ``card_fields`` order (a copy)."""
+        return [list(values) for values in self._shown]
+
     def _card_changed(self, index: int, *_events: param.parameterized.Event) -> None:
-        cards = list(self.cards)
-        cards[index] = self._cards[index].shown()
+        self._shown[index] = self._cards[index].shown()
         self._changed.add(index)
-        updates = {str(changed): cards[changed] for changed in sorted(self._changed)}
-        self.param.update(cards=cards, card_updates=json.dumps(updates))
+        self.card_updates = json.dumps({str(changed): self._shown[changed] for changed in sorted(self._changed)})
 
     def _handle_msg(self, msg: object) -> None:
         if not isinstance(msg, dict):
