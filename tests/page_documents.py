@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from collections.abc import Callable
 from typing import Any
 from unittest import mock
@@ -16,6 +17,7 @@ from urllib.parse import parse_qs
 
 import pytest
 from bokeh.document import Document
+from bokeh.server.contexts import BokehSessionContext
 from panel.io.state import state
 
 from app.site.server import routes
@@ -32,11 +34,20 @@ _NUMBER = re.compile(
 )
 
 
-def page_document(path: str) -> Document:
-    """The document one session of ``path`` (with its query) starts with, built as a server builds it."""
+def page_document(path: str, served: bool = False) -> Document:
+    """The document one session of ``path`` (with its query) starts with, built as a server builds it.
+
+    With ``served``, the document belongs to a Bokeh session context, as on a server: what a page
+    builds once the browser says it has loaded (``pn.state.onload``) waits for ``state._on_load(doc)``,
+    Panel's own handler of that message. Without it, everything is built at once (as in a script).
+    """
     route, _, query = path.partition("?")
     args = {name: [value.encode() for value in values] for name, values in parse_qs(query).items()}
     doc = Document()
+    if served:
+        context = BokehSessionContext("a-served-session", None, doc)
+        doc._session_context = weakref.ref(context)
+        doc._kept_context = context  # the document holds its context's only reference, as Bokeh's session does
     with mock.patch.object(type(state), "session_args", new_callable=mock.PropertyMock, return_value=args):
         state.curdoc = doc
         try:

@@ -8,6 +8,7 @@ import panel as pn
 import pytest
 from panel.io import server as panel_server
 from panel.io.resources import Resources
+from panel.io.state import state
 from panel.widgets.indicators import LoadingSpinner
 
 from app.upstream import page_html
@@ -47,3 +48,47 @@ def test_a_course_page_copies_no_busy_spinner(monkeypatch):
     assert template.busy_indicator is None and copied == []
     pn.template.BootstrapTemplate(title="Panel's own")
     assert len(copied) == 1  # what every page paid before
+
+
+
+def _counting_lab_models(monkeypatch) -> list[object]:
+    """Each lab stage turned into Bokeh models from now on (the lab's models are made with it), in a list."""
+    from labs.ui.stage import LabStage
+
+    made: list[object] = []
+    own_get_model = LabStage._get_model
+
+    def counting(self, *args, **kwargs):
+        made.append(self)
+        return own_get_model(self, *args, **kwargs)
+
+    monkeypatch.setattr(LabStage, "_get_model", counting)
+    return made
+
+
+def _stages(doc) -> list[str]:
+    """The accessible names of the lab regions in ``doc`` (each lab's stage model)."""
+    return [model.label for model in doc.models if type(model).__name__.startswith("LabStage")]
+
+
+def test_a_served_lesson_makes_its_labs_models_once_the_browser_says_the_page_has_loaded(monkeypatch):
+    """The first piece is the frame and the text (12 models); the lab's 55 come when the page reports it has loaded."""
+    made = _counting_lab_models(monkeypatch)
+    doc = page_document("/lesson?id=overlap&exercise=growth", served=True)
+    first = len(doc.models)
+    assert made == [] and _stages(doc) == []
+    assert any(type(model).__name__.startswith("LessonText") for model in doc.models)  # the text is there at once
+    state._on_load(doc)  # what Panel runs when the browser's "document_ready" arrives
+    assert len(made) == 1 and _stages(doc) == ["Queue lab"]
+    assert len(doc.models) > 2 * first
+    state._on_load(doc)  # a second report makes nothing more
+    assert len(made) == 1 and _stages(doc) == ["Queue lab"]
+
+
+def test_a_session_discarded_before_its_page_loaded_never_makes_its_labs_models(monkeypatch):
+    """A student who closes the tab before the page has loaded costs the server no lab models."""
+    made = _counting_lab_models(monkeypatch)
+    doc = page_document("/lesson?id=overlap&exercise=growth", served=True)
+    for destroyed in list(doc.session_destroyed_callbacks):  # what Bokeh runs when it discards the session
+        destroyed(doc.session_context)
+    assert made == [] and _stages(doc) == []
