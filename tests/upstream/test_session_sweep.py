@@ -238,3 +238,26 @@ def test_an_open_pages_document_models_and_panes_are_open_and_a_destroyed_pages_
     assert not session_sweep.still_open(doc)
     assert not any(session_sweep.still_open(model) for model in models)
     assert not any(session_sweep.still_open(pane) for pane in panes)
+
+
+def test_what_a_walk_does_with_each_object_of_a_page_is_what_isinstance_says():
+    """The walk decides per type (``_kinds``); on a real page's objects that is the per-object test it replaced."""
+    gc.collect()
+    gc.freeze()
+    try:
+        doc = page_document("/lesson?id=overlap&exercise=growth")
+        objects = [obj for obj in gc.get_objects() if type(obj) is not weakref.ProxyType]
+        hubs = session_sweep._hubs()
+        expected = [
+            session_sweep._STOP
+            if isinstance(obj, session_sweep._STOP_TYPES)
+            else session_sweep._HUB
+            if isinstance(obj, hubs)
+            else session_sweep._PLAIN
+            for obj in objects
+        ]
+        assert session_sweep._kinds(objects, hubs) == expected
+        assert {session_sweep._HUB, session_sweep._PLAIN} <= set(expected)  # the page's models and its dicts
+        assert doc.models
+    finally:
+        gc.unfreeze()
