@@ -168,7 +168,7 @@ def walk(roots: Iterable[object], limit: int | None = None) -> list[object] | No
     Level by level: one ``gc.get_referents`` call for a whole level, untracked referents (strings,
     numbers) filtered out in C, set operations on ids, and what to do with each object worked out
     once per type (:func:`_kinds`), so that no Python code runs per object but :func:`still_open`
-    for the few hubs (a session's Bokeh models and Panel objects: about 150 of its 3,600).
+    for the few hubs (a lesson session's Bokeh models and Panel objects: about 90 of the 2,900 walked).
 
     Parameters
     ----------
