@@ -115,7 +115,7 @@ def before_build(doc) -> None:
     students' pieces and clicks in between. When each piece took its roots only at its end, they
     held every piece of other pages built since the last freeze too (their lesson state, their
     Bokeh property containers, their watchers: everything but what
-    :func:`app.upstream.session_sweep.still_open` stops at), and a sweep walked those: about 6,000
+    :func:`app.upstream.open_sessions.still_open` stops at), and a sweep walked those: about 6,000
     objects per page built in between, 120 ms with 500 open (issue 47). Now every piece starts and
     ends with a freeze, so no other page's piece is ever among a session's roots.
 
@@ -259,7 +259,7 @@ def thaw_due() -> bool:
     sessions open, 40 opened and discarded in batches of 10, then a full collection with
     ``gc.DEBUG_SAVEALL``): 160 garbage objects left in all, 4 a session (10 timer callbacks'
     closures, frozen while they were pending; about 10 a session in a run with 20), none given up;
-    before the walk stopped at open sessions (:func:`app.upstream.session_sweep.still_open`),
+    before the walk stopped at open sessions (:func:`app.upstream.open_sessions.still_open`),
     13,546, 3 of the 40 given up. A thousand students leaving a process that never empties hold
     back a few thousand objects until it does; a sweep given up (``sweeps_given_up``) holds back
     its whole session, about 8,000.

@@ -45,6 +45,8 @@ from dataclasses import dataclass
 from functools import cache, partial
 from itertools import compress, repeat
 
+from app.upstream.open_sessions import hub_types, still_open
+
 MAX_WALK = 15_000
 """Objects one walk may gather before it is given up.
 
@@ -62,7 +64,7 @@ of milliseconds later, as it would after a collection by CPython, which holds it
 """
 _PLAIN, _STOP, _HUB = 0, 1, 2
 """What a walk does with an object, by its type: follow it, stop there (:data:`_STOP_TYPES`), or
-follow it unless it belongs to a session still open (:func:`_hubs`, :func:`still_open`)."""
+follow it unless it belongs to a session still open (:func:`hub_types`, :func:`still_open`)."""
 
 
 class Shared:
@@ -184,7 +186,7 @@ def walk(roots: Iterable[object], limit: int | None = None) -> list[object] | No
     """
     limit = MAX_WALK if limit is None else limit
     shared = Shared.ids
-    hubs = _hubs()
+    hubs = hub_types()
     seen: set[int] = set()
     found: list[object] = []
     level = _by_id(obj for obj in roots if obj is not None and gc.is_tracked(obj))
@@ -221,71 +223,6 @@ def _kinds(objects: list[object], hubs: tuple[type, ...]) -> list[int]:
         for kind in set(types_)
     }
     return list(map(kind_of.__getitem__, types_))
-
-
-@cache
-def _hubs() -> tuple[type, ...]:
-    """The kinds of object through which a walk would enter a session that is still open (:func:`still_open`)."""
-    from bokeh.document import Document
-    from bokeh.model import Model
-    from bokeh.server.connection import ServerConnection
-    from bokeh.server.session import ServerSession
-    from panel.viewable import Viewable
-    from tornado.websocket import WebSocketHandler, WebSocketProtocol
-
-    return (Document, Model, Viewable, ServerSession, ServerConnection, WebSocketHandler, WebSocketProtocol)
-
-
-def still_open(obj: object) -> bool:
-    """Whether ``obj`` (one of :func:`_hubs`) belongs to a session that is still open: a walk stops there.
-
-    Sessions opened at the same moment share a freeze, so a discarded session's roots hold some of
-    the others' objects (their websocket, a model), and from those a walk went on into every session
-    they reach: 4 to 12 open sessions, 16,000-64,000 objects, half a second to three seconds on the
-    2-core machine, then given up (``MAX_WALK``). A discarded session's own hubs are all closed by
-    the time it is swept: its document and Bokeh session destroyed, its models detached from the
-    document or left pointing at the destroyed one, its Panel objects' models cleaned up or in
-    that document, its connection detached from the session.
-
-    Stopping early only makes the walk smaller: what an open session refers to is counted as
-    referred to from outside (:func:`unreachable`), so it is never taken for garbage.
-
-    Parameters
-    ----------
-    obj : object
-        A Bokeh document, model, Bokeh session or connection, Panel viewable, or a Tornado websocket
-        handler or protocol.
-
-    Returns
-    -------
-    bool
-        True for a document not destroyed, a model in one, a viewable with a model in one, a
-        Bokeh session not destroyed, a connection, websocket handler or protocol whose Bokeh session
-        is not destroyed. A model left pointing at its destroyed document (one taken out of the
-        page before the end) is closed.
-    """
-    document, model, viewable, session, connection, handler, protocol = _hubs()
-    if isinstance(obj, document):
-        return _document_open(obj)
-    if isinstance(obj, model):
-        return _document_open(obj._document)
-    if isinstance(obj, viewable):
-        return any(_document_open(shown._document) for shown, _parent in obj._models.values())
-    if isinstance(obj, session):
-        return not obj.destroyed
-    if isinstance(obj, protocol):
-        obj = getattr(obj, "handler", None)
-    if isinstance(obj, handler):
-        obj = getattr(obj, "connection", None)
-    if isinstance(obj, connection):
-        attached = getattr(obj, "_session", None)
-        return attached is not None and not attached.destroyed
-    return False
-
-
-def _document_open(document: object) -> bool:
-    """Whether ``document`` is a Bokeh document not yet destroyed (``Document.destroy`` deletes its roots)."""
-    return document is not None and hasattr(document, "_roots")
 
 
 def _tracked_referents(objects: list[object]) -> Iterable[object]:

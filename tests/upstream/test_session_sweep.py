@@ -217,7 +217,7 @@ def test_a_walk_stops_at_a_page_still_open_and_finds_the_same_garbage():
         assert id(kept) not in walked and not walked & set(map(id, kept.models))
         found = len(session_sweep.unreachable(objects))  # held by nothing else while counted
         del objects
-        with mock.patch.object(session_sweep, "_hubs", lambda: ()):  # the walk as it was: into the open page
+        with mock.patch.object(session_sweep, "hub_types", lambda: ()):  # the walk as it was: into the open page
             everything = session_sweep.walk(ref() for ref in roots)
         assert len(everything) > len(walked) and id(kept) in set(map(id, everything))
         assert len(session_sweep.unreachable(everything)) == found > 1000
@@ -247,7 +247,7 @@ def test_what_a_walk_does_with_each_object_of_a_page_is_what_isinstance_says():
     try:
         doc = page_document("/lesson?id=overlap&exercise=growth")
         objects = [obj for obj in gc.get_objects() if type(obj) is not weakref.ProxyType]
-        hubs = session_sweep._hubs()
+        hubs = session_sweep.hub_types()
         expected = [
             session_sweep._STOP
             if isinstance(obj, session_sweep._STOP_TYPES)
