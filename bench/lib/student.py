@@ -71,6 +71,9 @@ class LessonIds:
     text: str
     card: int
     play: str
+    verdict: int | None = CARD_FIELDS.index("verdict")
+    """Where a card's values hold its verdict, where the page's ``card_fields`` or this checkout's order
+    say; None for a page whose cards are not in this checkout's order (a ``--before`` checkout)."""
 
     @classmethod
     def find(cls, doc: DocIndex) -> LessonIds:
@@ -97,7 +100,9 @@ class LessonIds:
         label = CARD_FIELDS.index("label")
         attributes = texts[0].attributes
         every_card = [(name, attributes[name]) for name in ("cards_json", "cards") if name in attributes]
-        shown = [card[label] for card in next(filter(None, map(cards_sent, every_card)), [])]
+        cards = next(filter(None, map(cards_sent, every_card)), [])
+        shown = [card[label] for card in cards]
+        every_card_values = cards[0] if cards else []
         if shown.count(f"Exercise: {EXERCISE_TITLE}") != 1:
             raise ProtocolFailure(f"expected one exercise card for {EXERCISE_TITLE!r} in {shown}")
         components = [m for m in doc.find("ReactiveESM") if (m.attributes.get("data") or {}).get("id") == texts[0].id]
@@ -114,7 +119,19 @@ class LessonIds:
             text=components[0].id,
             card=shown.index(f"Exercise: {EXERCISE_TITLE}"),
             play=doc.one("Button", label="Play").id,
+            verdict=_verdict_index(attributes.get("card_fields"), len(every_card_values)),
         )
+
+
+def _verdict_index(fields: object, width: int) -> int | None:
+    """Where a card's verdict is among its values, or None where that cannot be known.
+
+    From the page's ``card_fields`` if it sent them (Bokeh leaves out a default), else from this
+    checkout's ``CARD_FIELDS`` if the cards are as wide.
+    """
+    if isinstance(fields, list) and "verdict" in fields:
+        return fields.index("verdict")
+    return CARD_FIELDS.index("verdict") if width == len(CARD_FIELDS) else None
 
 
 def is_live_region(model: ModelInfo) -> bool:
@@ -250,13 +267,22 @@ def cards_sent(attribute: tuple[str, Any]) -> list | None:
     return cards if isinstance(cards, list) else None
 
 
-def feedback_said_correct(events: list[Event]) -> bool:
-    """A predicate: the PATCH-DOC gives an exercise card of the lesson text the verdict Correct."""
-    verdict = CARD_FIELDS.index("verdict")
+def feedback_said_correct(events: list[Event], verdict: int | None = CARD_FIELDS.index("verdict")) -> bool:
+    """A predicate: the PATCH-DOC gives an exercise card of the lesson text the verdict Correct.
+
+    Parameters
+    ----------
+    events : list
+        A PATCH-DOC's events.
+    verdict : int or None
+        Where a card's values hold its verdict (:attr:`LessonIds.verdict`); None: any value of the
+        card that is exactly "correct" (no other field of a card is that word).
+    """
     for event in events:
         cards = cards_sent((event.get("attr"), event.get("new")))
-        if cards and any(isinstance(card, list) and card[verdict] == "correct" for card in cards):
-            return True
+        for card in cards or ():
+            if isinstance(card, list) and (card[verdict] == "correct" if verdict is not None else "correct" in card):
+                return True
     return False
 
 
@@ -439,7 +465,7 @@ async def student(index: int, plan: Plan, client: AsyncHTTPClient, start_delay: 
         t = round(2.0 + wait, 3)
         shows_t = changed(ids.readout, "text", lambda new: f"t = {t:.2f} s" in str(new))
         record(stage, await act(session, lambda: session.command(ids.state, "pause", t), shows_t, timeout))
-        outcome.feedback_ok = any(feedback_said_correct(message.events) for message in session.patches)
+        outcome.feedback_ok = any(feedback_said_correct(message.events, ids.verdict) for message in session.patches)
     except (TimeoutError, ProtocolFailure, OSError) as error:
         outcome.error = f"{stage}: {type(error).__name__}: {error}"[:300]
     except Exception as error:  # noqa: BLE001 - one broken session must not stop the others
