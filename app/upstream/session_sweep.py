@@ -40,12 +40,15 @@ import sys
 import types
 import weakref
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache, partial
 from itertools import compress, repeat
+from typing import TypeVar
 
 from app.upstream.open_sessions import hub_types, still_open
+
+T = TypeVar("T")
 
 MAX_WALK = 15_000
 """Objects one walk may gather before it is given up.
@@ -133,9 +136,8 @@ def session_roots(doc) -> list[weakref.ref]:
         which costs a longer walk, never a wrong result (:func:`unreachable` finds them alive).
     """
     objects = gc.get_objects()
-    kinds = list(map(type, objects))
-    taken = {kind: bool(kind.__weakrefoffset__) and not issubclass(kind, _STOP_TYPES) for kind in set(kinds)}
-    return [weakref.ref(doc), *map(weakref.ref, compress(objects, map(taken.__getitem__, kinds)))]
+    taken = _per_type(objects, lambda kind: bool(kind.__weakrefoffset__) and not issubclass(kind, _STOP_TYPES))
+    return [weakref.ref(doc), *map(weakref.ref, compress(objects, taken))]
 
 
 def served_roots(doc) -> list[weakref.ref]:
@@ -217,12 +219,16 @@ def _kinds(objects: list[object], hubs: tuple[type, ...]) -> list[int]:
     another class through ``__class__`` (a proxy, a mock: followed as a plain object, which only
     makes a walk longer).
     """
+    return _per_type(
+        objects, lambda kind: _STOP if issubclass(kind, _STOP_TYPES) else _HUB if issubclass(kind, hubs) else _PLAIN
+    )
+
+
+def _per_type(objects: list[object], decide: Callable[[type], T]) -> list[T]:
+    """``decide(type(obj))`` for each object, called once per type and mapped over the objects in C."""
     types_ = list(map(type, objects))
-    kind_of = {
-        kind: _STOP if issubclass(kind, _STOP_TYPES) else _HUB if issubclass(kind, hubs) else _PLAIN
-        for kind in set(types_)
-    }
-    return list(map(kind_of.__getitem__, types_))
+    decided = {kind: decide(kind) for kind in set(types_)}
+    return list(map(decided.__getitem__, types_))
 
 
 def _tracked_referents(objects: list[object]) -> Iterable[object]:
