@@ -2,4 +2,5 @@
 
 from app.site.server import main
 
-main()
+if __name__ == "__main__":  # imported by name (a URL once could), it starts nothing
+    main()

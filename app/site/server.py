@@ -19,6 +19,7 @@ from app.classroom.http import ClassDataHandler
 from app.course.catalog import import_every_view
 from app.course.content import SpecError
 from app.course.library import lessons
+from app.site import components
 from app.site.health import HealthHandler
 from app.site.pages import index, instructor, lesson
 from app.site.pages.lab import embed_routes, lab_routes
@@ -201,6 +202,7 @@ def main(argv: list[str] | None = None) -> None:
             title="Overlap Lab",
             num_procs=args.num_procs,
             extra_patterns=[
+                *components.ROUTES,  # before Panel's own /components/ route: no import named by a URL
                 (r"/healthz", HealthHandler),
                 (r"/instructor/(export\.csv|rounds\.json)", ClassDataHandler),
             ],
