@@ -5,7 +5,9 @@ on http://localhost:8080 that spreads students over them with ``least_conn`` (``
 The app processes inherit this process's environment (``EMBED_FROM``, ``INSTRUCTOR_TOKEN``, ...).
 nginx runs as the current user from a temp dir holding its generated configuration, pid, logs and
 temp files; the dir is deleted when the cluster stops. Ctrl-C (SIGINT), SIGTERM or SIGHUP stops
-every process; so does any process dying.
+every process; so does nginx dying, or an app process dying during start-up. An app process that
+exits while serving is started again on its port (the others go on serving); one that exits
+:data:`RESTARTS_ALLOWED` times within :data:`RESTART_WINDOW_S` seconds stops the cluster.
 
 Standard library only: it runs the app processes with the project's virtualenv interpreter. Tests
 drive the same :class:`Cluster` the command line uses::
@@ -78,6 +80,13 @@ http {{
 # is left holding the ports. Loaded here, not in the forked child.
 _LIBC = ctypes.CDLL(None, use_errno=True) if sys.platform.startswith("linux") else None
 _PR_SET_PDEATHSIG = 1
+
+SESSION_KEY_ENV = "BOKEH_SECRET_KEY"
+"""Where each app process reads the key its sessions are signed with (app.web.session_signing)."""
+
+RESTARTS_ALLOWED = 5
+"""How many times one app process may be started again within :data:`RESTART_WINDOW_S` seconds."""
+RESTART_WINDOW_S = 60.0
 
 
 class ClusterError(Exception):
@@ -243,6 +252,12 @@ class Cluster:
         self.listen = ["127.0.0.1"] + (["::1"] if _ipv6_loopback() else [])
         self.directory: Path | None = None
         self.processes: dict[str, subprocess.Popen] = {}
+        self.restarts: dict[str, list[float]] = {}
+        """When each app process was started again (``time.monotonic()``), by name."""
+        self._commands: dict[str, list[str]] = {}
+        # One key signs every process's sessions: a page built by one process opens its websocket on
+        # another (app.web.session_signing). Kept for restarts.
+        self.session_key = os.environ.get(SESSION_KEY_ENV) or secrets.token_urlsafe(32)
         self._sink: IO[bytes] | None = None
 
     @property
@@ -362,6 +377,7 @@ class Cluster:
             self._sink = self.log.open("ab") if self.log else None
             for port in self.app_ports:
                 command = [str(self.python), "-m", "app", "--port", str(port), "--address", "127.0.0.1"]
+                command += ["--use-xheaders"]  # nginx sets X-Real-IP: the per-address limits see the student
                 command += [arg for origin in self.origins for arg in ("--allow-websocket-origin", origin)]
                 self._spawn(f"app on port {port}", command + self.app_args)
             self._spawn(f"nginx on port {self.port}", self.nginx_command(nginx, self.directory))
@@ -371,10 +387,12 @@ class Cluster:
             raise
 
     def _spawn(self, name: str, command: list[str]) -> None:
+        self._commands[name] = command
         self.processes[name] = subprocess.Popen(
             command,
             cwd=ROOT,
             stdin=subprocess.DEVNULL,
+            env={**os.environ, SESSION_KEY_ENV: self.session_key},
             stdout=self._sink,
             stderr=subprocess.STDOUT if self._sink else None,
             start_new_session=True,  # Ctrl-C reaches the launcher only; it stops the rest in order
@@ -414,6 +432,44 @@ class Cluster:
         for name, process in self.processes.items():
             if process.poll() is not None:
                 raise ClusterError(f"{name} exited with status {process.returncode} {when}; stopping the rest")
+
+    def restart_exited_apps(self) -> list[str]:
+        """Start again every app process that has exited; nginx exiting stops the cluster.
+
+        One process exiting (a crash, the kernel's out-of-memory killer, a bug) must not take the
+        lecture down with it: the other processes go on serving, and nginx sends new requests to
+        them until the restarted one answers again.
+
+        Returns
+        -------
+        list of str
+            A line for each process started again, also printed to this process's stderr.
+
+        Raises
+        ------
+        ClusterError
+            When nginx has exited, or an app process exited more than :data:`RESTARTS_ALLOWED` times
+            within :data:`RESTART_WINDOW_S` seconds (something is wrong with every start).
+        """
+        said = []
+        now = time.monotonic()
+        for name, process in list(self.processes.items()):
+            if process.poll() is None:
+                continue
+            if not name.startswith("app "):
+                raise ClusterError(f"{name} exited with status {process.returncode} while serving; stopping the rest")
+            recent = [when for when in self.restarts.get(name, []) if now - when < RESTART_WINDOW_S]
+            if len(recent) >= RESTARTS_ALLOWED:
+                raise ClusterError(
+                    f"{name} exited {len(recent) + 1} times within {RESTART_WINDOW_S:g} s "
+                    f"(last status {process.returncode}); stopping the rest"
+                )
+            self.restarts[name] = [*recent, now]
+            line = f"{name} exited with status {process.returncode} while serving; starting it again"
+            print(f"deploy/cluster.py: {line}", file=sys.stderr, flush=True)
+            self._spawn(name, self._commands[name])
+            said.append(line)
+        return said
 
     def health(self) -> list[dict]:
         """Each app process's ``/healthz`` report, in ``app_ports`` order (``{}`` if it does not answer).
@@ -587,7 +643,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             token = os.environ["INSTRUCTOR_TOKEN"]
             print(f"Class on. Instructor token for {cluster.url}/instructor: {token}", flush=True)
         while True:
-            cluster.raise_if_one_died()
+            cluster.restart_exited_apps()
             time.sleep(0.5)
     except KeyboardInterrupt:
         print("Stopping.", file=sys.stderr, flush=True)

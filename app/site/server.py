@@ -27,7 +27,7 @@ from app.site.sessions import counted, enable_session_reuse, warm_up, warm_up_pa
 from app.site.urls import NotFoundHandler, url_rules
 from app.trace.page import trace
 from app.upstream import routes_first
-from app.web import frame_headers, serving_settings, share
+from app.web import frame_headers, serving_settings, session_signing, share
 from app.web.delivery import compression
 from app.web.frame_headers import EMBED_LESSON
 
@@ -148,6 +148,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ),
     )
     parser.add_argument(
+        "--use-xheaders",
+        action="store_true",
+        default=os.environ.get("USE_XHEADERS", "") not in ("", "0", "false", "no"),
+        help=(
+            "Behind a proxy that sets X-Real-IP (nginx, an Ingress): take the client's address from it, for the "
+            "per-address limits. Never without such a proxy in front: a client could then name any address."
+        ),
+    )
+    parser.add_argument(
         "--public-url",
         type=_public_url,
         default=os.environ.get(share.PUBLIC_URL_ENV, ""),
@@ -188,6 +197,10 @@ def main(argv: list[str] | None = None) -> None:
             print(f"Class on. Instructor token (type it on /instructor; set INSTRUCTOR_TOKEN to choose one): {token}")
     else:
         configure(None)
+    try:
+        secret, _ = session_signing.session_secret()
+    except session_signing.WeakSecret as error:
+        sys.exit(f"Cannot start: {error}")
     origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
     enable_session_reuse()
     pages = routes()
@@ -215,6 +228,8 @@ def main(argv: list[str] | None = None) -> None:
             # set on every response (app.web.frame_headers)
             transforms=[GZipContentEncoding, frame_headers.transform(args.embed_from)],
             **serving_settings.WEBSOCKET_COMPRESSION,  # the Bokeh document deflated on the websocket
+            **session_signing.serve_options(secret),  # a forged session token is refused (app.web.session_signing)
+            use_xheaders=args.use_xheaders,
         )
     except OSError as error:
         if error.errno == errno.EADDRINUSE:

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import threading
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -103,6 +104,8 @@ def test_compose_runs_named_app_services_behind_the_official_nginx():
         assert service["environment"]["CLASS_DB"].startswith("postgresql+psycopg://overlap:")
         assert "@postgres:5432/overlap" in service["environment"]["CLASS_DB"]
         assert service["environment"]["INSTRUCTOR_TOKEN"].startswith("${INSTRUCTOR_TOKEN:?")
+        assert service["environment"]["BOKEH_SECRET_KEY"].startswith("${OVERLAP_SESSION_KEY:?")  # one for all
+        assert service["environment"]["USE_XHEADERS"] == "1"
         assert service["depends_on"] == {"postgres": {"condition": "service_healthy"}}
     database = services["postgres"]
     assert database["image"].startswith("postgres:") and "pg_isready" in database["healthcheck"]["test"]
@@ -161,8 +164,12 @@ def test_kubernetes_deployment_probes_healthz_behind_an_ingress_without_affinity
     assert (args.port, args.address, args.unused_session_lifetime) == (5006, "0.0.0.0", 15)
     env = {item["name"]: item["value"] for item in container["env"] if "value" in item}
     secrets = {item["name"]: item["valueFrom"]["secretKeyRef"] for item in container["env"] if "valueFrom" in item}
-    assert set(secrets) == {"CLASS_DB", "INSTRUCTOR_TOKEN"}  # the class's database and secret from a Secret
-    assert all(ref["name"] == "overlap-lab-class" and ref["optional"] for ref in secrets.values())
+    assert set(secrets) == {"CLASS_DB", "INSTRUCTOR_TOKEN", "BOKEH_SECRET_KEY"}  # secrets from Secrets
+    class_secrets = [secrets["CLASS_DB"], secrets["INSTRUCTOR_TOKEN"]]
+    assert all(ref["name"] == "overlap-lab-class" and ref["optional"] for ref in class_secrets)
+    # every replica signs sessions with one key: required, since no affinity keeps a student on one replica
+    assert secrets["BOKEH_SECRET_KEY"] == {"name": "overlap-lab-sessions", "key": "key"}
+    assert env["USE_XHEADERS"] == "1"
     (rule,) = ingress["spec"]["rules"]
     assert env["ALLOW_WEBSOCKET_ORIGIN"] == rule["host"]
     assert parse_origins(env["EMBED_FROM"]) == "*"  # the sites that may frame /embed/<lab>: any, until set
@@ -366,3 +373,76 @@ def test_the_containers_command_takes_embed_from_as_compose_and_kubernetes_set_i
         finally:
             server.process.terminate()
             server.process.wait(timeout=10)
+
+
+def _app_pid(launcher_pid: int, port: int) -> int:
+    """The pid of the launcher's ``python -m app --port <port>``."""
+    for pid in descendants(launcher_pid):
+        try:
+            argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"app" in argv and str(port).encode() in argv:
+            return pid
+    raise AssertionError(f"no app process on port {port}")
+
+
+def _answers(url: str) -> int:
+    try:
+        with urllib.request.build_opener(urllib.request.ProxyHandler({})).open(url, timeout=30) as reply:
+            return reply.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return 0
+
+
+def test_an_app_process_that_dies_while_serving_is_started_again_and_the_rest_go_on(tmp_path):
+    """One process ending (an out-of-memory kill, a crash) never takes the lecture down."""
+    nginx_or_skip()
+    with launched(tmp_path) as cluster:
+        first = _app_pid(cluster.launcher.pid, cluster.apps[0])
+        os.kill(first, signal.SIGKILL)
+        poll(lambda: "starting it again" in cluster.output.read_text(), what="the launcher restarting the app")
+        assert cluster.launcher.poll() is None, cluster.output.read_text()
+        assert _answers(f"http://127.0.0.1:{cluster.apps[1]}/healthz") == 200  # the other never stopped
+        poll(lambda: _answers(f"http://127.0.0.1:{cluster.apps[0]}/healthz") == 200, what="the new process ready")
+        assert _app_pid(cluster.launcher.pid, cluster.apps[0]) != first
+        # nothing a URL names can end a process now (security review v6, C1)
+        assert _answers(f"http://localhost:{cluster.port}/components/venv.__main__/x/_css/a") == 404
+        assert _answers(f"http://localhost:{cluster.port}/lesson?id=overlap") == 200
+        os.killpg(cluster.launcher.pid, signal.SIGTERM)
+        assert cluster.launcher.wait(timeout=20) == 0, cluster.output.read_text()
+    output = cluster.output.read_text()
+    assert f"app on port {cluster.apps[0]} exited with status -9 while serving; starting it again" in output
+
+
+def test_an_app_process_that_keeps_dying_stops_the_cluster(tmp_path):
+    """Started again five times within a minute, the sixth exit stops the cluster instead of looping."""
+    cluster = Cluster(port=1, app_ports=[2], log=tmp_path / "log")
+    cluster._sink = (tmp_path / "log").open("ab")
+    try:
+        cluster._spawn("app on port 2", ["sh", "-c", "exit 7"])
+        for restarted in range(5):
+            cluster.processes["app on port 2"].wait()
+            assert cluster.restart_exited_apps() == [
+                "app on port 2 exited with status 7 while serving; starting it again"
+            ]
+            assert len(cluster.restarts["app on port 2"]) == restarted + 1
+        cluster.processes["app on port 2"].wait()
+        with pytest.raises(ClusterError, match="app on port 2 exited 6 times within 60 s .last status 7.; stopping"):
+            cluster.restart_exited_apps()
+    finally:
+        cluster.stop()
+
+
+def test_nginx_exiting_stops_the_cluster(tmp_path):
+    cluster = Cluster(port=1, app_ports=[2], log=tmp_path / "log")
+    cluster._sink = (tmp_path / "log").open("ab")
+    try:
+        cluster._spawn("nginx on port 1", ["sh", "-c", "exit 1"])
+        cluster.processes["nginx on port 1"].wait()
+        with pytest.raises(ClusterError, match="nginx on port 1 exited with status 1 while serving"):
+            cluster.restart_exited_apps()
+    finally:
+        cluster.stop()
