@@ -1,11 +1,13 @@
 """Attack a running course as an anonymous client would, and print what held, with memory and a second client's latency.
 
-Each probe of :mod:`bench.lib.attack_probes` (the security review v6's findings: a URL that imports a
-module, a forged session token, missing headers, a vote flood, extreme votes, a session flood, Bearer
-guesses) runs against ``python -m app`` with a SQLite class database, started here on a free loopback
-port. While a probe runs, a second client asks ``/healthz`` every 0.2 s: its slowest and median answer
-say how much the attack cost everyone else, and the server's resident memory is sampled at the same
-time. A probe that ends the server is reported, and the server is started again for the next one.
+Each probe of :mod:`bench.lib.attack_probes` and :mod:`bench.lib.attack_traces` (the security review
+v6's findings: a URL that imports a module, a forged session token, missing headers, a vote flood,
+extreme votes, a session flood, a trace claiming two million ranks, six expansion bombs while a
+student votes, forged upload chunks, Bearer guesses) runs against ``python -m app`` with a SQLite
+class database, started here on a free loopback port. While a probe runs, a second client asks
+``/healthz`` every 0.2 s: its slowest and median answer say how much the attack cost everyone else,
+and the server's resident memory is sampled at the same time. A probe that ends the server is
+reported, and the server is started again for the next one.
 
 With ``--before DIR`` the same probes run against another checkout (a worktree of an earlier commit)
 first, and both columns are printed side by side.
@@ -27,9 +29,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.lib import procfs
-from bench.lib.attack_probes import PROBES, Target, Verdict
+from bench.lib.attack_probes import HTTP_PROBES, Target, Verdict
+from bench.lib.attack_traces import BROWSER_PROBES
 from bench.lib.raw_session import http_client
 from bench.lib.servers import AppServer
+
+PROBES = {**HTTP_PROBES, **BROWSER_PROBES}
+PROBES["bearer guesses"] = PROBES.pop("bearer guesses")  # last: a throttle on this client's address may hold a while
 
 
 @dataclass
@@ -96,7 +102,8 @@ async def run_all(cwd: Path | None, names: list[str]) -> dict[str, tuple[Verdict
                 if server.process.poll() is not None:  # the last probe ended it: a new one for this probe
                     server.stop()
                     server, database = start_server(cwd, Path(folder), token)
-                target = Target(server.base_url, token, database, lambda s=server: s.process.poll() is None)
+                alive = lambda s=server: s.process.poll() is None  # noqa: E731
+                target = Target(server.base_url, token, database, alive, server.pid, Path(folder))
                 client, watcher = http_client(200), http_client(2)
                 seen, stop = Watch(), asyncio.Event()
                 before = procfs.rss_mb(server.pid)

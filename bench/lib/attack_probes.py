@@ -40,6 +40,10 @@ class Target:
     """The SQLite file the class's votes go to, to count them."""
     alive: object
     """A no-argument callable: whether the server process still runs."""
+    pid: int
+    """The server's process id (for its memory)."""
+    folder: Path
+    """Where a probe may write the files it drops."""
 
 
 @dataclass
@@ -108,7 +112,8 @@ async def bearer_guesses(target: Target, client: AsyncHTTPClient, guesses: int =
     return Verdict(codes.get(429, 0) > 0 and judged < guesses, f"{dict(codes)}; {rate:.0f} guesses/s, {judged} judged")
 
 
-async def _lesson_session(target: Target, client: AsyncHTTPClient) -> tuple[RawSession, LessonIds, str]:
+async def lesson_session(target: Target, client: AsyncHTTPClient) -> tuple[RawSession, LessonIds, str]:
+    """A student's session of the growth exercise, open and usable: the session, its ids, its store's id."""
     session = RawSession(target.base_url, LESSON_PATH, client)
     await session.open(60)
     ids = await usable(session, 60)
@@ -121,7 +126,7 @@ async def vote_flood(target: Target, client: AsyncHTTPClient, locks: int = 300) 
     if target.class_db is None:
         return Verdict(False, "no class database to count in")
     before = stored_votes(target)
-    session, ids, store = await _lesson_session(target, client)
+    session, ids, store = await lesson_session(target, client)
     try:
         for index in range(locks):
             await session.set_value(store, "student", secrets.token_hex(16))
@@ -139,7 +144,7 @@ async def extreme_votes(target: Target, client: AsyncHTTPClient) -> Verdict:
         return Verdict(False, "no class database to count in")
     before = stored_votes(target)
     for text in ("-1.7e308", "1.7e308"):
-        session, ids, store = await _lesson_session(target, client)
+        session, ids, store = await lesson_session(target, client)
         try:
             await session.send_msg(ids.text, {"card": ids.card, "action": "lock", "text": text})
             await session.quiet(1.0, 60)
@@ -200,7 +205,7 @@ async def headers(target: Target, client: AsyncHTTPClient) -> Verdict:
     return Verdict(not missing, "all present" if not missing else f"missing: {', '.join(missing)}")
 
 
-PROBES = {
+HTTP_PROBES = {
     "components": components,
     "forged token": forged_token,
     "headers": headers,
