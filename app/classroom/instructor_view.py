@@ -1,9 +1,10 @@
 """The instructor's view of the class (``/instructor``): who locked what, before anyone sees the answer.
 
 One :class:`InstructorView` per session. Nothing about the class is built or sent until the token
-typed into "Instructor token" matches ``INSTRUCTOR_TOKEN`` (compared in constant time; a few tries
-a second at most). Then the region "Class results" shows, for the chosen exercise, how many have
-locked a prediction and the histogram of predictions (a bar per choice for a choice exercise),
+typed into "Instructor token" matches ``INSTRUCTOR_TOKEN`` (compared in constant time; failed tries
+limited per client address and for the whole process, with HTTP's, :mod:`app.classroom.signin`).
+Then the region "Class results" shows, for the chosen exercise, how many have locked a prediction
+and the histogram of predictions (a bar per choice for a choice exercise),
 refreshed every second from the database (so every app process's students count); beside it, the
 class by misconception: how many are right, how many show each of the exercise's named mistakes
 (by its label) and how many gave another answer. That split names the answer, so before the reveal
@@ -26,9 +27,9 @@ from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker, Range1d, Sp
 from bokeh.plotting import figure
 from panel.viewable import Viewer
 
-from app.classroom import is_instructor, token_matches
+from app.classroom import is_instructor
 from app.classroom.judging import csv_class, round_split
-from app.classroom.limits import WriteLimiter
+from app.classroom.signin import client_address, too_many_text, try_token
 from app.classroom.store import ClassStore, RoundVotes, StoreUnavailable
 from app.course.content import Exercise
 from app.course.library import lessons
@@ -164,7 +165,6 @@ class InstructorView(Viewer):
         super().__init__(**params)
         self.store = store
         self.choices = class_exercises()
-        self._limit = WriteLimiter(per_second=2, keys=1)
         self.token = pn.widgets.PasswordInput(label="Instructor token", width=280)
         self.sign_in = pn.widgets.Button(label="Sign in", color="primary", align="end")
         self.sign_in.on_click(lambda _event: self._try(self.token.value_input or self.token.value))
@@ -191,10 +191,11 @@ class InstructorView(Viewer):
         # Sign in, Enter and leaving the field all send the same text: one try, however it came.
         if self.signed_in or not typed or typed == self._refused:
             return
-        if not self._limit.allow("sign-in"):
-            self.alert.object = '<p role="alert">Too many tries at once; wait a moment and try again.</p>'
+        attempt = try_token(typed, client_address(pn.state.curdoc), "/instructor")
+        if attempt.wait_s:
+            self.alert.object = f'<p role="alert">{too_many_text(attempt.wait_s)}</p>'
             return
-        if not token_matches(typed):
+        if not attempt.signed_in:
             self._refused = typed
             self.alert.object = (
                 f'<p role="alert" style="color:{ERROR_RED};font-weight:600">That is not the instructor token. '

@@ -21,6 +21,7 @@ LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "overlap")
 EXERCISE = LESSON.exercise("growth")
 KEY = f"{LESSON.slug}/{EXERCISE.id}"
 ME, YOU = "a" * 32, "b" * 32
+RIGHT = "the-right-instructor-token"
 
 
 @pytest.fixture
@@ -34,6 +35,7 @@ def store(tmp_path):
 def fresh_limit(monkeypatch):
     monkeypatch.setattr("app.classroom.student.limiter", limits.WriteLimiter())
     monkeypatch.setattr("app.classroom.student.SHARED_READS", RecentReads(fresh_s=0.0))  # every poll reads
+    monkeypatch.setattr("app.classroom.signin.LIMIT", limits.SignInLimiter())
 
 
 def runner_for(store: ClassStore, student: str = ME, lesson=LESSON, exercise=EXERCISE, lab=QueueLab) -> ExerciseRunner:
@@ -137,14 +139,14 @@ class _Down:
 
 
 def test_the_instructor_sees_nothing_without_the_token(store, monkeypatch):
-    monkeypatch.setenv("INSTRUCTOR_TOKEN", "right")
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", RIGHT)
     view = InstructorView(store)
     for _ in range(3):  # Sign in, Enter and leaving the field send the same text: one try
         view._try("wrong")
     assert not view.signed_in and "not the instructor token" in view.alert.object
     assert [type(o).__name__ for o in view.layout.objects] == ["NamedRegion"]  # the sign-in only
     assert view._csv().getvalue() == ""
-    view._try("right")
+    view._try(RIGHT)
     assert view.signed_in
     store.lock(KEY, ME, 1.0)
     view.exercise.value = KEY
@@ -208,9 +210,9 @@ def test_a_choice_is_shared_as_its_position_and_the_class_counted_per_choice(sto
         f"1 of 4 (25%): “as long”, {as_long} · yours “longer” (right)"
     ) in students[0].card.class_html
 
-    monkeypatch.setenv("INSTRUCTOR_TOKEN", "right")
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", RIGHT)
     view = InstructorView(store)
-    view._try("right")
+    view._try(RIGHT)
     view.exercise.value = CHOICE_KEY
     view.refresh()
     assert "answer “longer” (revealed)" in view.status.text
@@ -244,9 +246,9 @@ def test_the_class_by_misconception_for_the_instructor_and_after_the_reveal_for_
     runners = [runner_for(store, f"{n:032x}") for n in range(1, 13)]
     for n, runner in enumerate(runners):
         lock(runner, format_number(alone.answer) if n < 4 else format_number(EXERCISE.answer))
-    monkeypatch.setenv("INSTRUCTOR_TOKEN", "right")
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", RIGHT)
     view = InstructorView(store)
-    view._try("right")
+    view._try(RIGHT)
     view.exercise.value = KEY
     statements: list[str] = []
     sa.event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
