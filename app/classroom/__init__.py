@@ -9,11 +9,11 @@ constant time and never put in a page, a URL or an export.
 from __future__ import annotations
 
 import hmac
+import logging
 import os
 import re
 import secrets
 
-from app.classroom.limits import WriteLimiter
 from app.classroom.store import ClassStore, StoreUnavailable
 
 CLASS_DB_ENV = "CLASS_DB"
@@ -23,10 +23,9 @@ USERS_ENV = "INSTRUCTOR_USERS"
 STUDENT_ID = re.compile(r"[0-9a-f]{32}")
 """What an anonymous student id looks like (16 random bytes in hex, made by the browser)."""
 
+LOG = logging.getLogger(__name__)
 _store: ClassStore | None = None
 _configured = False
-limiter = WriteLimiter()
-"""This process's write limit per student id."""
 
 
 def configure(url: str | None) -> ClassStore | None:
@@ -40,7 +39,8 @@ def configure(url: str | None) -> ClassStore | None:
     Returns
     -------
     ClassStore or None
-        The store every session of this process uses.
+        The store every session of this process uses, its rounds older than
+        :data:`~app.classroom.store.KEEP_DAYS` pruned.
 
     Raises
     ------
@@ -52,6 +52,11 @@ def configure(url: str | None) -> ClassStore | None:
         _store.dispose()
     _store = ClassStore(url) if url else None
     _configured = True
+    if _store is not None:
+        try:
+            _store.prune()  # the store stays bounded: rounds older than KEEP_DAYS go (app.classroom.store)
+        except StoreUnavailable as problem:  # another process pruning at the same moment: it does the work
+            LOG.warning("old rounds were not pruned: %s", problem)
     return _store
 
 
@@ -107,6 +112,5 @@ __all__ = [
     "configure",
     "ensure_token",
     "is_instructor",
-    "limiter",
     "token_matches",
 ]

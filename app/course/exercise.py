@@ -10,6 +10,7 @@ import param
 from panel.viewable import Viewer
 from param.parameterized import batch_call_watchers
 
+from app.classroom.judging import out_of_range_text, prediction_range
 from app.course.catalog import lab_kinds
 from app.course.content import Exercise, Step
 from app.course.exercise_card import ExerciseCard
@@ -274,9 +275,10 @@ class ExerciseRunner(Viewer):
         text : object
             What the prediction field held, read by :func:`labs.numbers.parse_number` like every
             number field (a decimal point or comma, no thousands separators); anything that is not
-            one finite number is refused with the reason. A locked prediction is shown back the way
-            the lab fields show numbers (``1,5`` becomes ``1.5``). In a choice exercise, the text of
-            the chosen option, which must be one of the exercise's choices.
+            one finite number is refused with the reason, and so is a number far outside what the
+            exercise can give (:func:`app.classroom.judging.prediction_range`). A locked prediction
+            is shown back the way the lab fields show numbers (``1,5`` becomes ``1.5``). In a choice
+            exercise, the text of the chosen option, which must be one of the exercise's choices.
         """
         choices = self.exercise.choices
         if choices:
@@ -292,6 +294,10 @@ class ExerciseRunner(Viewer):
             return
         if self.counted is not None and not float(value).is_integer():
             self.notice = f"Your prediction: a number of {self.exercise.unit} is a whole number, like 2."
+            return
+        low, high = prediction_range(self.exercise)
+        if not low <= value <= high:
+            self.notice = out_of_range_text(value, low, high, self.exercise.unit)
             return
         self._locked_as(value)
 
