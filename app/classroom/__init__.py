@@ -93,10 +93,35 @@ def is_instructor(user: str | None) -> bool:
     return user in {name.strip() for name in os.environ.get(USERS_ENV, "").split(",") if name.strip()}
 
 
+MIN_TOKEN_LENGTH = 16
+MIN_DISTINCT = 8
+"""A strong ``INSTRUCTOR_TOKEN``: at least 16 characters, at least 8 of them different."""
+
+
+def token_problem(token: str) -> str | None:
+    """Why ``token`` is too weak to be the instructor token, in a phrase, or None when it is strong enough.
+
+    The rule: at least :data:`MIN_TOKEN_LENGTH` characters, at least :data:`MIN_DISTINCT` of them
+    different (``aaaaaaaaaaaaaaaaaaaa`` and ``abababababababab`` are refused). An empty token is
+    "none set", not weak.
+    """
+    if not token:
+        return None
+    if len(token) < MIN_TOKEN_LENGTH:
+        return f"it has {len(token)} characters; use at least {MIN_TOKEN_LENGTH}"
+    if len(set(token)) < MIN_DISTINCT:
+        return f"it has only {len(set(token))} different characters; use at least {MIN_DISTINCT}"
+    return None
+
+
 def token_matches(given: object) -> bool:
-    """Whether ``given`` is the instructor token (False when none is set or ``given`` is not text)."""
+    """Whether ``given`` is the instructor token (False when none is set, it is weak, or ``given`` is not text).
+
+    A weak token (:func:`token_problem`) never matches: ``python -m app`` refuses to start with one,
+    and under ``panel serve`` it keeps the class's data closed rather than guessable.
+    """
     token = os.environ.get(TOKEN_ENV, "")
-    if not token or not isinstance(given, str) or not given:
+    if not token or token_problem(token) or not isinstance(given, str) or not given:
         return False
     return hmac.compare_digest(given.encode(), token.encode())
 
@@ -113,4 +138,5 @@ __all__ = [
     "ensure_token",
     "is_instructor",
     "token_matches",
+    "token_problem",
 ]

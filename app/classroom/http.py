@@ -22,10 +22,12 @@ from tornado.web import RequestHandler
 
 from app.classroom import class_store
 from app.classroom.judging import csv_class
-from app.classroom.signin import client_address, too_many_text, try_token
+from app.classroom.signin import WEAK_TOKEN_TEXT, client_address, too_many_text, try_token
 from app.classroom.store import ClassStore, StoreUnavailable
 from app.course.library import lessons
 from app.web.frame_headers import NO_FRAMING
+
+NEEDS_TOKEN = "The class's data needs the instructor token (Authorization: Bearer ...)."
 
 
 class ClassDataHandler(RequestHandler):
@@ -53,7 +55,8 @@ class ClassDataHandler(RequestHandler):
             return
         if not attempt.signed_in:
             self.set_status(403)
-            self.finish("The class's data needs the instructor token (Authorization: Bearer ...).\n")
+            refusal = WEAK_TOKEN_TEXT if attempt.weak_token else NEEDS_TOKEN
+            self.finish(refusal + "\n")
             return
         key = self.get_query_argument("exercise", "")
         if what != "export.csv" and key not in _exercise_keys():

@@ -31,7 +31,7 @@ from panel.viewable import Viewer
 from app.classroom import is_instructor
 from app.classroom.histogram import Chart, chart_of, chart_table
 from app.classroom.judging import csv_class, round_split
-from app.classroom.signin import client_address, too_many_text, try_token
+from app.classroom.signin import WEAK_TOKEN_TEXT, client_address, too_many_text, try_token
 from app.classroom.store import ClassStore, RoundVotes, StoreUnavailable
 from app.course.content import Exercise
 from app.course.library import lessons
@@ -146,6 +146,9 @@ class InstructorView(Viewer):
         attempt = try_token(typed, client_address(pn.state.curdoc), "/instructor")
         if attempt.wait_s:
             self.alert.object = f'<p role="alert">{too_many_text(attempt.wait_s)}</p>'
+            return
+        if attempt.weak_token:
+            self.alert.object = f'<p role="alert">{html.escape(WEAK_TOKEN_TEXT)}</p>'
             return
         if not attempt.signed_in:
             self._refused = typed

@@ -10,20 +10,17 @@ never with what was typed.
 from __future__ import annotations
 
 import logging
+import os
 from dataclasses import dataclass
 from typing import Any
 
-from app.classroom import token_matches
+from app.classroom import TOKEN_ENV, token_matches, token_problem
 from app.classroom.limits import SignInLimiter
 
 LOG = logging.getLogger("app.classroom.signin")
 
 LIMIT = SignInLimiter()
 """This process's failed sign-ins, per address and overall (the page and HTTP share it)."""
-
-MIN_TOKEN_LENGTH = 16
-MIN_DISTINCT = 8
-"""A strong ``INSTRUCTOR_TOKEN``: at least 16 characters, at least 8 of them different."""
 
 UNKNOWN = "unknown"
 """The address of a client that could not be told (a session built without a request, headless)."""
@@ -60,12 +57,20 @@ def client_address(source: Any) -> str:
     return address if isinstance(address, str) and address else UNKNOWN
 
 
+WEAK_TOKEN_TEXT = (
+    "The class's data stays closed: this server's INSTRUCTOR_TOKEN is too weak to be accepted. "
+    "Restart the course with a strong one (docs/hosting.md, the instructor token)."
+)
+"""What a try says when the server's own token is weak (under ``panel serve``; ``python -m app`` does not start)."""
+
+
 @dataclass(frozen=True)
 class Attempt:
-    """One sign-in try's outcome: whether it matched, and how long to wait when refused unchecked."""
+    """One try's outcome: matched or not, the wait when refused unchecked, whether the server's token is weak."""
 
     signed_in: bool
     wait_s: int = 0
+    weak_token: bool = False
 
 
 def try_token(given: object, address: str, where: str) -> Attempt:
@@ -94,17 +99,4 @@ def try_token(given: object, address: str, where: str) -> Attempt:
     LOG.warning("instructor sign-in failed from %s on %s", address, where)
     if LIMIT.wait_s(address):
         LOG.warning("instructor sign-in: too many failed tries; refusing tries from %s unchecked for a while", address)
-    return Attempt(False)
-
-
-def token_problem(token: str) -> str | None:
-    """Why ``token`` is too weak to be the instructor token, in one sentence, or None when it is strong enough.
-
-    The rule: at least :data:`MIN_TOKEN_LENGTH` characters, at least :data:`MIN_DISTINCT` of them
-    different (``aaaaaaaaaaaaaaaaaaaa`` and ``abababababababab`` are refused).
-    """
-    if len(token) < MIN_TOKEN_LENGTH:
-        return f"it has {len(token)} characters; use at least {MIN_TOKEN_LENGTH}"
-    if len(set(token)) < MIN_DISTINCT:
-        return f"it has only {len(set(token))} different characters; use at least {MIN_DISTINCT}"
-    return None
+    return Attempt(False, weak_token=bool(token_problem(os.environ.get(TOKEN_ENV, ""))))

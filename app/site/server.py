@@ -14,9 +14,8 @@ from tornado.web import GZipContentEncoding
 from tornado.websocket import WebSocketClosedError
 
 from app import upstream
-from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token
+from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token, token_problem
 from app.classroom.http import ClassDataHandler
-from app.classroom.signin import token_problem
 from app.course.catalog import import_every_view
 from app.course.content import SpecError
 from app.course.library import lessons

@@ -90,10 +90,11 @@ def test_a_weak_instructor_token_is_refused_at_start_in_one_line(tmp_path):
         ("a" * 40, "it has only 1 different characters; use at least 8"),
         ("abcabcabcabcabcabc", "it has only 3 different characters; use at least 8"),
         (TOKEN, None),
+        ("", None),  # none set: the class's data stays closed, and python -m app makes one up
     ],
 )
 def test_what_makes_a_token_weak(token, problem):
-    assert signin.token_problem(token) == problem
+    assert classroom.token_problem(token) == problem
 
 
 @pytest.fixture
@@ -155,3 +156,16 @@ def test_the_right_token_signs_in_and_reads_the_class_within_the_limit(store, fr
         assert fetch(base + "/instructor/rounds.json?exercise=overlap/growth", TOKEN)[0] == 200
         assert fetch(base + "/instructor/rounds.json?exercise=nope", TOKEN)[0] == 404
         assert fetch(base + "/instructor/export.csv", None)[0] == 403
+
+
+def test_a_weak_token_under_panel_serve_never_matches_and_says_why(store, fresh_limit, monkeypatch):
+    """``panel serve`` runs no start of ours: the weak token is refused where it is typed instead."""
+    monkeypatch.setenv(classroom.TOKEN_ENV, "s3cret-token")
+    monkeypatch.setattr(classroom, "_store", store)
+    monkeypatch.setattr(classroom, "_configured", True)
+    tab = InstructorView(store)
+    tab._try("s3cret-token")
+    assert not tab.signed_in and signin.WEAK_TOKEN_TEXT in tab.alert.object.replace("&#x27;", "'")
+    with serving([(r"/instructor/(export\.csv|rounds\.json)", ClassDataHandler)]) as base:
+        code, _headers, body = fetch(base + "/instructor/export.csv", "s3cret-token")
+    assert code == 403 and body.strip() == signin.WEAK_TOKEN_TEXT
