@@ -1,7 +1,7 @@
 """The instructor's histogram of predictions, worked out before anything is drawn: any data gives a chart or a reason.
 
 Pure functions on the rounds read. Only the predictions that make sense for the exercise are drawn
-(finite, within :func:`app.classroom.judging.prediction_range`, a choice's position for a choice
+(finite, within :func:`app.course.exercise_range.prediction_range`, a choice's position for a choice
 exercise); any others are counted in the status line and named under the chart as not drawn. So
 two votes of ``±1.7e308`` forced into the database leave the others' histogram as it was.
 """
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from app.classroom.judging import prediction_range
 from app.classroom.store import RoundVotes
 from app.course.content import Exercise
+from app.course.exercise_range import prediction_range
 from labs.timed import format_number
 
 MAX_BINS = 12

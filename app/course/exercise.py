@@ -10,12 +10,12 @@ import param
 from panel.viewable import Viewer
 from param.parameterized import batch_call_watchers
 
-from app.classroom.judging import out_of_range_text, prediction_range
 from app.course.catalog import lab_kinds
 from app.course.content import Exercise, Step
 from app.course.exercise_card import ExerciseCard
 from app.course.exercise_drawing import card_fields
 from app.course.exercise_gate import gate_lab
+from app.course.exercise_range import out_of_range_text, prediction_range
 from app.course.exercise_setup import apply_setup, setup_pending
 from app.course.exercise_words import amount_html, counted, describe_step, model_reading, same, shown_setting
 from app.course.lesson_text import LessonText
@@ -276,7 +276,7 @@ class ExerciseRunner(Viewer):
             What the prediction field held, read by :func:`labs.numbers.parse_number` like every
             number field (a decimal point or comma, no thousands separators); anything that is not
             one finite number is refused with the reason, and so is a number far outside what the
-            exercise can give (:func:`app.classroom.judging.prediction_range`). A locked prediction
+            exercise can give (:func:`app.course.exercise_range.prediction_range`). A locked prediction
             is shown back the way the lab fields show numbers (``1,5`` becomes ``1.5``). In a choice
             exercise, the text of the chosen option, which must be one of the exercise's choices.
         """

@@ -13,10 +13,10 @@ import pytest
 
 from app.classroom.histogram import MAX_BINS, Chart, bin_edges, chart_of
 from app.classroom.instructor_view import InstructorView
-from app.classroom.judging import prediction_range
 from app.classroom.limits import SignInLimiter
 from app.classroom.store import ClassStore, Round, RoundVotes
 from app.course.content import load_lessons
+from app.course.exercise_range import prediction_range
 from labs.timed import format_number
 
 LESSONS = load_lessons()

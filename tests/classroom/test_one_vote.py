@@ -14,11 +14,11 @@ import sqlalchemy as sa
 
 from app.classroom import limits
 from app.classroom import store as store_module
-from app.classroom.judging import prediction_range
 from app.classroom.store import ClassStore, Round, RoundFull
 from app.classroom.student import TOO_MANY, ClassShare
 from app.course.content import load_lessons
 from app.course.exercise import ExerciseRunner, ExerciseSession
+from app.course.exercise_range import prediction_range
 from app.course.progress import ProgressStore
 from labs.queue.view import QueueLab
 from labs.timed import format_number
