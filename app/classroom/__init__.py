@@ -9,11 +9,11 @@ constant time and never put in a page, a URL or an export.
 from __future__ import annotations
 
 import hmac
+import logging
 import os
 import re
 import secrets
 
-from app.classroom.limits import WriteLimiter
 from app.classroom.store import ClassStore, StoreUnavailable
 
 CLASS_DB_ENV = "CLASS_DB"
@@ -23,10 +23,9 @@ USERS_ENV = "INSTRUCTOR_USERS"
 STUDENT_ID = re.compile(r"[0-9a-f]{32}")
 """What an anonymous student id looks like (16 random bytes in hex, made by the browser)."""
 
+LOG = logging.getLogger(__name__)
 _store: ClassStore | None = None
 _configured = False
-limiter = WriteLimiter()
-"""This process's write limit per student id."""
 
 
 def configure(url: str | None) -> ClassStore | None:
@@ -40,7 +39,8 @@ def configure(url: str | None) -> ClassStore | None:
     Returns
     -------
     ClassStore or None
-        The store every session of this process uses.
+        The store every session of this process uses, its rounds older than
+        :data:`~app.classroom.store.KEEP_DAYS` pruned.
 
     Raises
     ------
@@ -52,6 +52,11 @@ def configure(url: str | None) -> ClassStore | None:
         _store.dispose()
     _store = ClassStore(url) if url else None
     _configured = True
+    if _store is not None:
+        try:
+            _store.prune()  # the store stays bounded: rounds older than KEEP_DAYS go (app.classroom.store)
+        except StoreUnavailable as problem:  # another process pruning at the same moment: it does the work
+            LOG.warning("old rounds were not pruned: %s", problem)
     return _store
 
 
@@ -88,10 +93,35 @@ def is_instructor(user: str | None) -> bool:
     return user in {name.strip() for name in os.environ.get(USERS_ENV, "").split(",") if name.strip()}
 
 
+MIN_TOKEN_LENGTH = 16
+MIN_DISTINCT = 8
+"""A strong ``INSTRUCTOR_TOKEN``: at least 16 characters, at least 8 of them different."""
+
+
+def token_problem(token: str) -> str | None:
+    """Why ``token`` is too weak to be the instructor token, in a phrase, or None when it is strong enough.
+
+    The rule: at least :data:`MIN_TOKEN_LENGTH` characters, at least :data:`MIN_DISTINCT` of them
+    different (``aaaaaaaaaaaaaaaaaaaa`` and ``abababababababab`` are refused). An empty token is
+    "none set", not weak.
+    """
+    if not token:
+        return None
+    if len(token) < MIN_TOKEN_LENGTH:
+        return f"it has {len(token)} characters; use at least {MIN_TOKEN_LENGTH}"
+    if len(set(token)) < MIN_DISTINCT:
+        return f"it has only {len(set(token))} different characters; use at least {MIN_DISTINCT}"
+    return None
+
+
 def token_matches(given: object) -> bool:
-    """Whether ``given`` is the instructor token (False when none is set or ``given`` is not text)."""
+    """Whether ``given`` is the instructor token (False when none is set, it is weak, or ``given`` is not text).
+
+    A weak token (:func:`token_problem`) never matches: ``python -m app`` refuses to start with one,
+    and under ``panel serve`` it keeps the class's data closed rather than guessable.
+    """
     token = os.environ.get(TOKEN_ENV, "")
-    if not token or not isinstance(given, str) or not given:
+    if not token or token_problem(token) or not isinstance(given, str) or not given:
         return False
     return hmac.compare_digest(given.encode(), token.encode())
 
@@ -107,6 +137,6 @@ __all__ = [
     "configure",
     "ensure_token",
     "is_instructor",
-    "limiter",
     "token_matches",
+    "token_problem",
 ]

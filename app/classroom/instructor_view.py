@@ -1,9 +1,10 @@
 """The instructor's view of the class (``/instructor``): who locked what, before anyone sees the answer.
 
 One :class:`InstructorView` per session. Nothing about the class is built or sent until the token
-typed into "Instructor token" matches ``INSTRUCTOR_TOKEN`` (compared in constant time; a few tries
-a second at most). Then the region "Class results" shows, for the chosen exercise, how many have
-locked a prediction and the histogram of predictions (a bar per choice for a choice exercise),
+typed into "Instructor token" matches ``INSTRUCTOR_TOKEN`` (compared in constant time; failed tries
+limited per client address and for the whole process, with HTTP's, :mod:`app.classroom.signin`).
+Then the region "Class results" shows, for the chosen exercise, how many have locked a prediction
+and the histogram of predictions (a bar per choice for a choice exercise),
 refreshed every second from the database (so every app process's students count); beside it, the
 class by misconception: how many are right, how many show each of the exercise's named mistakes
 (by its label) and how many gave another answer. That split names the answer, so before the reveal
@@ -15,6 +16,7 @@ exercise's votes as the choice's position, 0 for the first).
 
 from __future__ import annotations
 
+import asyncio
 import html
 import io
 from dataclasses import dataclass
@@ -26,9 +28,10 @@ from bokeh.models import BasicTicker, ColumnDataSource, FixedTicker, Range1d, Sp
 from bokeh.plotting import figure
 from panel.viewable import Viewer
 
-from app.classroom import is_instructor, token_matches
+from app.classroom import is_instructor
+from app.classroom.histogram import Chart, chart_of, chart_table
 from app.classroom.judging import csv_class, round_split
-from app.classroom.limits import WriteLimiter
+from app.classroom.signin import WEAK_TOKEN_TEXT, client_address, too_many_text, try_token
 from app.classroom.store import ClassStore, RoundVotes, StoreUnavailable
 from app.course.content import Exercise
 from app.course.library import lessons
@@ -41,7 +44,6 @@ from labs.ui.region import NamedRegion
 REFRESH_MS = 1000
 """How often the instructor's view reads the class again."""
 
-MAX_BINS = 12
 SHOWN_ROUNDS = 2
 """The rounds drawn side by side: the one before discussion and the one after."""
 
@@ -64,32 +66,6 @@ def class_exercises() -> list[ClassExercise]:
         for lesson in lessons()
         for e in lesson.exercises
     ]
-
-
-def choice_edges(exercise: Exercise) -> np.ndarray:
-    """A choice exercise's bins: one per choice, centred on its index (the value its votes hold)."""
-    return np.arange(len(exercise.choices) + 1) - 0.5
-
-
-def bin_edges(values: np.ndarray, extra: float | None = None) -> np.ndarray:
-    """Histogram bins for predictions: numpy's 'auto' rule, at most MAX_BINS, one bin around a single value.
-
-    Parameters
-    ----------
-    values : numpy.ndarray
-        Every prediction drawn (all rounds shown, so their bars line up).
-    extra : float, optional
-        A value the bins must also cover (the answer, once revealed).
-    """
-    span = values if extra is None else np.append(values, extra)
-    low, high = float(span.min()), float(span.max())
-    if high - low <= 1e-12 * max(1.0, abs(low)):
-        width = max(abs(low) * 0.1, 0.5)
-        return np.array([low - width, low + width])
-    edges = np.histogram_bin_edges(span, bins="auto")
-    if len(edges) - 1 > MAX_BINS:
-        edges = np.linspace(low, high, MAX_BINS + 1)
-    return edges
 
 
 def summary_text(chosen: ClassExercise, shown: list[RoundVotes]) -> str:
@@ -132,29 +108,6 @@ def split_html(chosen: ClassExercise, shown: list[RoundVotes]) -> str:
     return "".join(parts)
 
 
-def counts_table(edges: np.ndarray, shown: list[RoundVotes], unit: str, choices: tuple[str, ...] = ()) -> str:
-    """The histogram as a table (what the chart shows, for a screen reader and for exact counts).
-
-    With ``choices`` (and :func:`choice_edges`), a row per choice named by its text.
-    """
-    heads = "".join(f'<th scope="col">round {r.round.number}</th>' for r in shown)
-    rows = []
-    counts = [np.histogram(np.asarray(r.predictions, dtype=float), bins=edges)[0] for r in shown]
-    for k in range(len(edges) - 1):
-        cells = "".join(f"<td>{int(c[k])}</td>" for c in counts)
-        if choices:
-            name = html.escape(choices[k])
-        else:
-            low, high = format_number(float(edges[k])), format_number(float(edges[k + 1]))
-            name = f"{low} to {high} {html.escape(unit)}"
-        rows.append(f'<tr><th scope="row">{name}</th>{cells}</tr>')
-    caption = "Predictions per choice" if choices else "Predictions per range"
-    return (
-        f'<table class="class-counts"><caption>{caption}</caption>'
-        f'<thead><tr><th scope="col">prediction</th>{heads}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
-    )
-
-
 class InstructorView(Viewer):
     """One instructor session: the sign-in, then the class's results live."""
 
@@ -164,7 +117,6 @@ class InstructorView(Viewer):
         super().__init__(**params)
         self.store = store
         self.choices = class_exercises()
-        self._limit = WriteLimiter(per_second=2, keys=1)
         self.token = pn.widgets.PasswordInput(label="Instructor token", width=280)
         self.sign_in = pn.widgets.Button(label="Sign in", color="primary", align="end")
         self.sign_in.on_click(lambda _event: self._try(self.token.value_input or self.token.value))
@@ -191,10 +143,14 @@ class InstructorView(Viewer):
         # Sign in, Enter and leaving the field all send the same text: one try, however it came.
         if self.signed_in or not typed or typed == self._refused:
             return
-        if not self._limit.allow("sign-in"):
-            self.alert.object = '<p role="alert">Too many tries at once; wait a moment and try again.</p>'
+        attempt = try_token(typed, client_address(pn.state.curdoc), "/instructor")
+        if attempt.wait_s:
+            self.alert.object = f'<p role="alert">{too_many_text(attempt.wait_s)}</p>'
             return
-        if not token_matches(typed):
+        if attempt.weak_token:
+            self.alert.object = f'<p role="alert">{html.escape(WEAK_TOKEN_TEXT)}</p>'
+            return
+        if not attempt.signed_in:
             self._refused = typed
             self.alert.object = (
                 f'<p role="alert" style="color:{ERROR_RED};font-weight:600">That is not the instructor token. '
@@ -281,6 +237,8 @@ class InstructorView(Viewer):
         self._shown = []  # the rounds read were the other exercise's
         self.split.object = ""
         self.show_split.value = False
+        self.status.show("Reading the class…", busy=True)
+        self._clear_chart("Reading the class…")  # never the other exercise's chart under this one's name
         self.refresh()
 
     def refresh(self) -> None:
@@ -290,7 +248,7 @@ class InstructorView(Viewer):
 
     def _read(self, key: str) -> list[RoundVotes] | str:
         try:
-            return self.store.rounds_of(key)
+            return self.store.rounds_of(key, last=SHOWN_ROUNDS)
         except StoreUnavailable as problem:
             return str(problem)
 
@@ -314,28 +272,30 @@ class InstructorView(Viewer):
                 f'<p role="alert">The class cannot be read now: {html.escape(found)}. Trying again.</p>'
             )
             return
-        self.problem.object = ""
         chosen = self.chosen
         shown = found[-SHOWN_ROUNDS:]
+        revealed = shown[-1].round.revealed
+        try:  # worked out before anything changes: the page never shows one exercise's chart under another's count
+            chart = chart_of(chosen.exercise, shown, revealed)
+        except Exception as problem:  # noqa: BLE001 (said on the page; the next refresh tries again)
+            chart = f"The chart cannot be drawn ({type(problem).__name__}); the counts above are right."
+        self.problem.object = ""
         self._shown = shown
         self.status.show(html.escape(summary_text(chosen, shown)))
         self._draw_split()
-        revealed = shown[-1].round.revealed
-        values = np.array([v for r in shown for v in r.predictions], dtype=float)
-        choices = chosen.exercise.choices
-        self._label_axis(choices)
-        if len(values) == 0 and not choices:
-            self.source.data = {"x": [], "top": [], "width": [], "color": [], "round": []}
-            self.table.object = "<p>No predictions locked yet.</p>"
-            self.answer_line.visible = False
+        self._label_axis(chosen.exercise.choices)
+        if isinstance(chart, str):
+            self._clear_chart(chart)
             return
-        answer = chosen.exercise.answer
-        edges = choice_edges(chosen.exercise) if choices else bin_edges(values, answer if revealed else None)
+        self._show_chart(chart, shown, revealed)
+
+    def _show_chart(self, chart: Chart, shown: list[RoundVotes], revealed: bool) -> None:
+        chosen = self.chosen
+        edges = chart.edges
         width = np.diff(edges)
         data = {"x": [], "top": [], "width": [], "color": [], "round": []}
         slot = 1.0 / len(shown)
-        for n, votes in enumerate(shown):
-            counts = np.histogram(np.asarray(votes.predictions, dtype=float), bins=edges)[0]
+        for n, (votes, counts) in enumerate(zip(shown, chart.counts, strict=True)):
             data["x"] += list(edges[:-1] + width * slot * (n + 0.5))
             data["top"] += counts.tolist()
             data["width"] += list(width * slot * 0.9)
@@ -345,7 +305,13 @@ class InstructorView(Viewer):
         self.figure.x_range.update(start=float(edges[0]), end=float(edges[-1]))
         self.figure.y_range.update(start=0, end=max(data["top"]) * 1.15 + 0.5)
         self.answer_line.update(location=chosen.exercise.answer, visible=revealed)
-        self.table.object = counts_table(edges, shown, chosen.exercise.unit, choices)
+        self.table.object = chart_table(chart, shown, chosen.exercise.unit, chosen.exercise.choices)
+
+    def _clear_chart(self, why: str) -> None:
+        """No bars, no answer line, and the reason where the table was."""
+        self.source.data = {"x": [], "top": [], "width": [], "color": [], "round": []}
+        self.answer_line.visible = False
+        self.table.object = f"<p>{html.escape(why)}</p>"
 
     def _draw_split(self) -> None:
         """The class by misconception, once revealed or asked for; the same rounds as the histogram."""
@@ -365,10 +331,12 @@ class InstructorView(Viewer):
         else:
             axis.update(ticker=self.range_ticker, major_label_overrides={})
 
-    def _csv(self) -> io.StringIO:
+    async def _csv(self) -> io.StringIO:
+        """Every vote as CSV, read in a worker thread: a large class's export never holds the event loop."""
         if not self.signed_in:  # never reachable without the token: the widget is not built before
             return io.StringIO("")
-        return io.StringIO(self.store.export_csv(csv_class))
+        text = await asyncio.get_running_loop().run_in_executor(None, self.store.export_csv, csv_class)
+        return io.StringIO(text)
 
     def __panel__(self) -> pn.Column:
         return self.layout

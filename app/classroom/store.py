@@ -12,6 +12,11 @@ strings the browser keeps. A vote may name the variant of the exercise its stude
 NULL for the exercise as written), so that it is judged against that variant's numbers.
 
 Schema version 2 added ``votes.variant``; a version-1 database gains the column when it is opened.
+
+The store is bounded: a round takes at most :data:`MAX_VOTES_PER_ROUND` votes (a lock beyond is
+refused with :class:`RoundFull`), and :meth:`ClassStore.prune` deletes rounds and votes older than
+:data:`KEEP_DAYS` (``python -m app`` prunes when it opens the database; nothing is archived:
+export the CSV to keep them).
 """
 
 from __future__ import annotations
@@ -26,8 +31,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
-SCHEMA_VERSION = 2
-"""Recorded in the ``schema_version`` table: 1 had no ``votes.variant``; 2 has it."""
+from app.classroom.schema import SCHEMA_VERSION, add_variant_column, metadata, rounds, schema_version, votes
 
 SQLITE_BUSY_TIMEOUT_S = 2.0
 """How long an SQLite write waits for another process's write before it gives up (not shared)."""
@@ -38,32 +42,19 @@ CREATE_ATTEMPTS = 8
 RACE_SIGNS = ("already exists", "database is locked", "duplicate column")
 """What a driver says when another process got there first or is still there."""
 
-metadata = sa.MetaData()
-schema_version = sa.Table("schema_version", metadata, sa.Column("version", sa.Integer, nullable=False))
-rounds = sa.Table(
-    "rounds",
-    metadata,
-    sa.Column("exercise", sa.String(200), primary_key=True),
-    sa.Column("round", sa.Integer, primary_key=True),
-    sa.Column("opened_at", sa.Float, nullable=False),
-    sa.Column("revealed_at", sa.Float, nullable=True),
-)
-votes = sa.Table(
-    "votes",
-    metadata,
-    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-    sa.Column("exercise", sa.String(200), nullable=False),
-    sa.Column("round", sa.Integer, nullable=False),
-    sa.Column("student", sa.String(64), nullable=False),
-    sa.Column("prediction", sa.Float, nullable=False),
-    sa.Column("locked_at", sa.Float, nullable=False),
-    sa.Column("variant", sa.String(64), nullable=True),
-    sa.UniqueConstraint("exercise", "round", "student", name="one_vote_per_round"),
-)
+MAX_VOTES_PER_ROUND = 2_000
+"""The most votes one round of one exercise keeps (a lecture hall fits; a flood of sessions stops there)."""
+
+KEEP_DAYS = 120
+"""Rounds and votes older than this many days are deleted when the database is opened (about a term)."""
 
 
 class StoreUnavailable(RuntimeError):
     """The database could not be reached or was locked; the message says so in a sentence."""
+
+
+class RoundFull(RuntimeError):
+    """The round already holds :data:`MAX_VOTES_PER_ROUND` votes; the message says so in a phrase."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +114,7 @@ class ClassStore:
             try:
                 metadata.create_all(self.engine)  # checks first: a table another process made is kept
                 with self.engine.begin() as db:
-                    _add_variant_column(db)
+                    add_variant_column(db)
                     recorded = db.execute(sa.select(sa.func.max(schema_version.c.version))).scalar_one()
                     if recorded is None:
                         db.execute(schema_version.insert().values(version=SCHEMA_VERSION))
@@ -193,14 +184,20 @@ class ClassStore:
 
         Raises
         ------
+        RoundFull
+            If the round already holds :data:`MAX_VOTES_PER_ROUND` votes (processes locking at the
+            same moment may each take one more).
         StoreUnavailable
             If the database cannot be written (down, or locked past the busy timeout).
         """
         try:
             with self.engine.begin() as db:
                 current = self._current(db, exercise)
+                held = 0 if current.revealed else self._count(db, exercise, current.number)
             if current.revealed:
                 return current, False
+            if held >= MAX_VOTES_PER_ROUND:
+                raise RoundFull(f"round {current.number} already holds {held:,} predictions, as many as it keeps")
             with self.engine.begin() as db:
                 db.execute(
                     votes.insert().values(
@@ -218,6 +215,45 @@ class ClassStore:
         except SQLAlchemyError as error:
             raise StoreUnavailable(f"the class database cannot be written ({_reason(error)})") from None
 
+    @staticmethod
+    def _count(db: sa.Connection, exercise: str, number: int) -> int:
+        return int(
+            db.execute(
+                sa.select(sa.func.count())
+                .select_from(votes)
+                .where(votes.c.exercise == exercise, votes.c.round == number)
+            ).scalar_one()
+        )
+
+    def prune(self, keep_days: float = KEEP_DAYS, now: float | None = None) -> int:
+        """Delete the rounds opened and the votes locked more than ``keep_days`` ago.
+
+        Parameters
+        ----------
+        keep_days : float
+            How many days back to keep.
+        now : float, optional
+            The time (``time.time()`` by default).
+
+        Returns
+        -------
+        int
+            How many votes were deleted.
+
+        Raises
+        ------
+        StoreUnavailable
+            If the database cannot be written.
+        """
+        cutoff = (time.time() if now is None else now) - keep_days * 86_400
+        try:
+            with self.engine.begin() as db:
+                gone = db.execute(votes.delete().where(votes.c.locked_at < cutoff)).rowcount
+                db.execute(rounds.delete().where(rounds.c.opened_at < cutoff))
+            return int(gone or 0)
+        except SQLAlchemyError as error:
+            raise StoreUnavailable(f"the class database cannot be pruned ({_reason(error)})") from None
+
     def student_vote(self, exercise: str, round_number: int, student: str) -> float | None:
         """What this student locked in that round, if anything."""
         found = self.own_vote(exercise, round_number, student)
@@ -233,10 +269,17 @@ class ClassStore:
             ).first()
         return None if row is None else (float(row.prediction), row.variant)
 
-    def rounds_of(self, exercise: str) -> list[RoundVotes]:
+    def rounds_of(self, exercise: str, last: int | None = None) -> list[RoundVotes]:
         """Every round of an exercise with its predictions and their variants, oldest first (round 1 always).
 
         Two queries on one connection, however many votes.
+
+        Parameters
+        ----------
+        exercise : str
+            ``"<lesson>/<exercise>"``.
+        last : int, optional
+            Only the last ``last`` rounds (their votes alone are read); every round by default.
 
         Raises
         ------
@@ -250,14 +293,15 @@ class ClassStore:
                     sa.select(rounds.c.round, rounds.c.revealed_at).where(rounds.c.exercise == exercise)
                 )
             }
+            first = 1 if last is None else max(1, max(known, default=1) - last + 1)
             found: dict[int, list[tuple[float, str | None]]] = {}
             for row in db.execute(
                 sa.select(votes.c.round, votes.c.prediction, votes.c.variant)
-                .where(votes.c.exercise == exercise)
+                .where(votes.c.exercise == exercise, votes.c.round >= first)
                 .order_by(votes.c.id)
             ):
                 found.setdefault(int(row.round), []).append((float(row.prediction), row.variant))
-        numbers = sorted(set(known) | set(found) | {1})
+        numbers = [n for n in sorted(set(known) | set(found) | {1}) if n >= first]
         return [
             RoundVotes(
                 Round(n, known.get(n, False)),
@@ -325,13 +369,6 @@ class ClassStore:
     def dispose(self) -> None:
         """Close every pooled connection."""
         self.engine.dispose()
-
-
-def _add_variant_column(db: sa.Connection) -> None:
-    """Give a version-1 ``votes`` table its ``variant`` column (a process racing to do it first is fine)."""
-    if "variant" in {column["name"] for column in sa.inspect(db).get_columns("votes")}:
-        return
-    db.execute(sa.text("ALTER TABLE votes ADD COLUMN variant VARCHAR(64)"))
 
 
 def _sqlite_pragmas(connection, _record) -> None:

@@ -18,25 +18,28 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
 
-import numpy as np
 import panel as pn
 import param
 from panel.io.state import set_curdoc
 
-from app.classroom import STUDENT_ID, limiter
-from app.classroom.judging import judged, round_split
-from app.classroom.store import ClassStore, Round, RoundVotes, StoreUnavailable
+from app.classroom import STUDENT_ID
+from app.classroom.class_result import class_result_text
+from app.classroom.limits import ADDRESS_WINDOW_S, ADDRESS_WRITES, WRITES_PER_SECOND, WriteLimiter
+from app.classroom.signin import client_address
+from app.classroom.store import ClassStore, Round, RoundFull, RoundVotes, StoreUnavailable
 from app.course.content import Exercise
 from app.course.exercise_words import amount_html
-from app.course.misconceptions import MISTAKE, RIGHT, amount
-from app.course.variants import variant_named
 from app.web.background import in_worker_thread
-from labs.timed import format_number
 
 POLL_MS = 2000
 """How often the process-wide RoundWatch reads the rounds its students shared in."""
 
 SHARED_NOTICE = "Your locked prediction is shared anonymously with the instructor (no name, no account)."
+
+ADDRESS_LIMIT = WriteLimiter(per_second=ADDRESS_WRITES, window_s=ADDRESS_WINDOW_S)
+"""This process's predictions per client address (every session from one address together)."""
+
+TOO_MANY = "Not shared: too many predictions at once. Try again in a moment."
 
 
 class RecentReads:
@@ -145,103 +148,6 @@ class Shared:
     variant: str | None = None
 
 
-def class_result_text(
-    exercise: Exercise,
-    predictions: tuple[float, ...] | RoundVotes,
-    mine: float | None,
-    mine_variant: str | None = None,
-) -> str:
-    """The class result a student sees after the reveal, one line starting ``class:``.
-
-    Parameters
-    ----------
-    exercise : Exercise
-        Its answer, tolerance, unit and named mistakes (or its choices).
-    predictions : tuple of float or RoundVotes
-        Every prediction locked in the round (a choice exercise's are choice positions); a
-        RoundVotes also says which variant each was made in.
-    mine : float, optional
-        This student's.
-    mine_variant : str, optional
-        The variant this student saw (None: the exercise as written).
-
-    Returns
-    -------
-    str
-        The split of the class, right first, then each named mistake someone showed with its label,
-        then other answers; for example ``class: 12 locked · 8 of 12 (67%): right, within ±0.05 of
-        the answer 1 ms · 4 of 12 (33%): the arrival rate alone · median 1 ms · yours 4 ms (the
-        arrival rate alone)``. When anyone in the round (or this student) was given new numbers,
-        each prediction is judged on its own numbers, the line says so instead of quoting one
-        answer, leaves the median out, and ends with the answer to this student's numbers. A choice
-        exercise counts each choice, with its label when it is a named mistake.
-    """
-    votes = predictions if isinstance(predictions, RoundVotes) else RoundVotes(Round(1, True), tuple(predictions))
-    asked = _asked(exercise, mine_variant)  # the numbers this student was given
-    if exercise.choices:
-        return _choice_result_text(exercise, votes, mine, mine_variant)
-    if not votes.predictions:
-        answer = asked.with_unit(format_number(asked.answer))
-        return f"class: nobody locked a prediction in this round · the answer is {answer}"
-    values = np.asarray(votes.predictions, dtype=float)
-    right, *named, other = round_split(exercise, votes)
-    mixed = any(votes.variant_of(k) is not None for k in range(len(values))) or mine_variant is not None
-    if mixed:  # students were asked different numbers: each was judged on their own, and a median means nothing
-        rule = "each judged on the numbers they were given"
-    else:
-        answer = exercise.with_unit(format_number(exercise.answer))
-        rule = f"within ±{format_number(exercise.tolerance)} of the answer {answer}"
-    parts = [f"class: {len(values)} locked", f"{right.amount}: right, {rule}", *(s.text() for s in named if s.count)]
-    if other.count:
-        parts.append(other.text())
-    if not mixed:
-        parts.append(f"median {exercise.with_unit(format_number(float(np.median(values))))}")
-    if mine is not None:
-        own = _own(exercise, mine, mine_variant)
-        if mixed:
-            own += f"; the answer to your numbers is {asked.with_unit(format_number(asked.answer))}"
-        parts.append(f"yours {exercise.with_unit(format_number(mine, exact=True))} ({own})")
-    return " · ".join(parts)
-
-
-def _asked(exercise: Exercise, variant: str | None) -> Exercise:
-    """The exercise with the numbers of ``variant`` (the exercise as written when there is none or it is unknown)."""
-    return (variant_named(exercise, variant) if variant is not None else None) or exercise
-
-
-def _own(exercise: Exercise, mine: float, variant: str | None) -> str:
-    """What this student's own prediction was judged: right, the mistake's label, or another answer."""
-    outcome = judged(exercise, mine, variant)
-    if outcome.kind == RIGHT:
-        return "right"
-    if outcome.kind == MISTAKE and outcome.mistake is not None:
-        return exercise.mistake_label(outcome.mistake)
-    return "another answer"
-
-
-def _choice_result_text(exercise: Exercise, votes: RoundVotes, mine: float | None, variant: str | None) -> str:
-    answer = f"“{exercise.choice_text(_asked(exercise, variant).answer)}”"
-    if not votes.predictions:
-        return f"class: nobody locked a prediction in this round · the answer is {answer}"
-    total = len(votes.predictions)
-    counts = choice_counts(exercise, votes.predictions)
-    answer_index = int(exercise.answer)
-    labels = {int(m.answer): exercise.mistake_label(k) for k, m in enumerate(exercise.mistakes) if m.label}
-    parts = [f"class: {total} locked", f"{amount(counts[answer_index], total)}: right, {answer}"]
-    for k in range(len(counts)):
-        if k != answer_index and counts[k]:
-            named = f", {labels[k]}" if k in labels else ""
-            parts.append(f"{amount(counts[k], total)}: “{exercise.choices[k]}”{named}")
-    if mine is not None:
-        parts.append(f"yours “{exercise.choice_text(mine)}” ({_own(exercise, mine, variant)})")
-    return " · ".join(parts)
-
-
-def choice_counts(exercise: Exercise, predictions: tuple[float, ...]) -> list[int]:
-    """How many predictions chose each of a choice exercise's choices, in the order of its choices."""
-    return [sum(1 for p in predictions if int(p) == k) for k in range(len(exercise.choices))]
-
-
 class ClassShare(param.Parameterized):
     """One lesson session's link to the class database.
 
@@ -252,21 +158,31 @@ class ClassShare(param.Parameterized):
     background : callable, optional
         ``background(work, done)`` runs ``work()`` and then ``done(result)``; by default in a worker
         thread with ``done`` back under the session's lock (in a session), or at once (headless).
+    writes : WriteLimiter, optional
+        This session's own limit on predictions sent (:data:`~app.classroom.limits.WRITES_PER_SECOND`
+        by default); every session of one client address also shares :data:`ADDRESS_LIMIT`.
+
+    The session votes under the first valid id the page sends and keeps it: a page that later sends
+    another (a script setting ``student``) still has one vote per exercise per round.
     """
 
-    student = param.String(default="", doc="This browser's anonymous id (32 hex digits), once the page sent it.")
+    student = param.String(default="", doc="What the page last sent as this browser's anonymous id (32 hex digits).")
 
     def __init__(
         self,
         store: ClassStore,
         background: Callable[[Callable[[], Any], Callable[[Any], None]], None] | None = None,
+        writes: WriteLimiter | None = None,
         **params,
     ):
+        self._id = ""  # the id this session votes under: the first valid one the page sent, never changed
         super().__init__(**params)
         self.store = store
         self._background = background or in_worker_thread
+        self._writes = writes or WriteLimiter(per_second=WRITES_PER_SECOND, keys=1)
         self._shared: dict[str, tuple[SharingRunner, Shared]] = {}
         self._waiting: list[tuple[SharingRunner, float, str | None]] = []
+        self._student_known()  # an id given to the constructor is fixed as one the page sent
 
     # ----- sharing ----------------------------------------------------------------------------------
 
@@ -284,26 +200,28 @@ class ClassShare(param.Parameterized):
             judged against its numbers (None: the exercise as written).
         """
         runner.class_result = ""
-        if not STUDENT_ID.fullmatch(self.student or ""):
+        if not self._id:
             runner.class_note = "Sharing your prediction with the instructor as soon as the page is ready…"
-            self._waiting.append((runner, prediction, variant))
+            self._waiting = [w for w in self._waiting if w[0] is not runner] + [(runner, prediction, variant)]
             return
-        if not limiter.allow(self.student):
-            runner.class_note = "Not shared: too many predictions at once. Try again in a moment."
+        if not self._writes.allow("session") or not ADDRESS_LIMIT.allow(client_address(pn.state.curdoc)):
+            runner.class_note = TOO_MANY
             return
         runner.class_note = "Sharing your prediction with the instructor…"
-        key, student = runner.key, self.student
+        key, student = runner.key, self._id
         self._background(
             partial(self._lock, key, student, prediction, variant), partial(self._locked, runner, prediction, variant)
         )
 
     def _lock(
         self, key: str, student: str, prediction: float, variant: str | None
-    ) -> tuple[Round, bool, tuple[float, str | None] | None] | str:
+    ) -> tuple[Round, bool, tuple[float, str | None] | None] | RoundFull | str:
         try:
             current, stored = self.store.lock(key, student, prediction, variant)
             earlier = None if stored else self.store.own_vote(key, current.number, student)
             return current, stored, earlier
+        except RoundFull as full:
+            return full
         except StoreUnavailable as problem:
             return str(problem)
 
@@ -312,8 +230,11 @@ class ClassShare(param.Parameterized):
         runner: SharingRunner,
         prediction: float,
         variant: str | None,
-        result: tuple[Round, bool, tuple[float, str | None] | None] | str,
+        result: tuple[Round, bool, tuple[float, str | None] | None] | RoundFull | str,
     ) -> None:
+        if isinstance(result, RoundFull):
+            runner.class_note = f"Not shared: {result}."
+            return
         if isinstance(result, str):
             runner.class_note = (
                 "Your prediction could not be shared with the instructor: the class database is not answering. "
@@ -343,6 +264,10 @@ class ClassShare(param.Parameterized):
 
     @param.depends("student", watch=True)
     def _student_known(self) -> None:
+        """Take the page's id, once: a later one (a page script setting another) is ignored for this session."""
+        if self._id or not STUDENT_ID.fullmatch(self.student or ""):
+            return
+        self._id = self.student
         waiting, self._waiting = self._waiting, []
         for runner, prediction, variant in waiting:
             self.share(runner, prediction, variant)

@@ -15,6 +15,7 @@ from app.course.content import Exercise, Step
 from app.course.exercise_card import ExerciseCard
 from app.course.exercise_drawing import card_fields
 from app.course.exercise_gate import gate_lab
+from app.course.exercise_range import out_of_range_text, prediction_range
 from app.course.exercise_setup import apply_setup, setup_pending
 from app.course.exercise_words import amount_html, counted, describe_step, model_reading, same, shown_setting
 from app.course.lesson_text import LessonText
@@ -274,9 +275,10 @@ class ExerciseRunner(Viewer):
         text : object
             What the prediction field held, read by :func:`labs.numbers.parse_number` like every
             number field (a decimal point or comma, no thousands separators); anything that is not
-            one finite number is refused with the reason. A locked prediction is shown back the way
-            the lab fields show numbers (``1,5`` becomes ``1.5``). In a choice exercise, the text of
-            the chosen option, which must be one of the exercise's choices.
+            one finite number is refused with the reason, and so is a number far outside what the
+            exercise can give (:func:`app.course.exercise_range.prediction_range`). A locked prediction
+            is shown back the way the lab fields show numbers (``1,5`` becomes ``1.5``). In a choice
+            exercise, the text of the chosen option, which must be one of the exercise's choices.
         """
         choices = self.exercise.choices
         if choices:
@@ -292,6 +294,10 @@ class ExerciseRunner(Viewer):
             return
         if self.counted is not None and not float(value).is_integer():
             self.notice = f"Your prediction: a number of {self.exercise.unit} is a whole number, like 2."
+            return
+        low, high = prediction_range(self.exercise)
+        if not low <= value <= high:
+            self.notice = out_of_range_text(value, low, high, self.exercise.unit)
             return
         self._locked_as(value)
 

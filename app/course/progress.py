@@ -33,7 +33,11 @@ class ProgressStore(JSComponent):
         default=False, doc="Whether this page shares predictions with a class (then it sends the id)."
     )
     student = param.String(
-        default="", doc="This browser's anonymous id for the class (32 hex digits), made once and kept locally."
+        default="",
+        doc=(
+            "This browser's anonymous id for the class (32 hex digits), made once and kept locally; the class "
+            "keeps the first valid one a session sends (app.classroom.student.ClassShare)."
+        ),
     )
     storage_key = param.String(
         default=STORAGE_KEY, constant=True, doc="The localStorage key the browser keeps progress under."

@@ -14,7 +14,7 @@ from tornado.web import GZipContentEncoding
 from tornado.websocket import WebSocketClosedError
 
 from app import upstream
-from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token
+from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token, token_problem
 from app.classroom.http import ClassDataHandler
 from app.course.catalog import import_every_view
 from app.course.content import SpecError
@@ -188,11 +188,14 @@ def main(argv: list[str] | None = None) -> None:
     except SpecError as error:
         sys.exit(f"Cannot start: a lesson spec is malformed.\n{error}")
     if args.class_db:
+        token, made = ensure_token()
+        weak = token_problem(token)
+        if weak:  # one line, never the token itself
+            sys.exit(f"Cannot start: INSTRUCTOR_TOKEN is too weak ({weak}); unset it to have a strong one made up.")
         try:
             configure(args.class_db)
         except StoreUnavailable as error:
             sys.exit(f"Cannot start: {error}; check --class-db (or CLASS_DB).")
-        token, made = ensure_token()
         if made:
             print(f"Class on. Instructor token (type it on /instructor; set INSTRUCTOR_TOKEN to choose one): {token}")
     else:

@@ -142,7 +142,11 @@ def test_the_class_predicts_the_instructor_reveals_and_opens_a_new_round(browser
     for visitor in (instructor, first, second):
         assert not visitor.errors, visitor.errors
         visitor.context.close()
-    assert "Traceback" not in class_server.log.read_text()
+    log = class_server.log.read_text()
+    assert "Traceback" not in log
+    # the page's failed sign-in, logged with the address of the session's client (never what was typed)
+    assert re.search(r"instructor sign-in failed from (127\.0\.0\.1|::1) on /instructor$", log, re.MULTILINE)
+    assert "not the token" not in log
 
 
 SPLIT_EXERCISE = next(e for e in LESSON.exercises if e.id != EXERCISE.id and e.lab == "queue" and e.mistakes)
@@ -256,3 +260,19 @@ def test_the_instructor_signing_in_on_a_slowed_server_sees_the_class(browser, cl
         expect(results.get_by_role("status").first).to_contain_text("locked = ")
     assert not [e for e in instructor.errors if "isn't known" in e], instructor.errors
     instructor.context.close()
+
+
+def test_a_prediction_far_outside_the_exercise_is_refused_where_the_student_looks(browser, class_server):
+    """1e308 is refused at the lock with the range to use, in the card; nothing is locked; a sane number then is."""
+    student = Visitor(browser, class_server)
+    region = student.student_exercise()
+    student.lock(region, "1e308")
+    alert = region.get_by_role("alert")
+    expect(alert).to_contain_text("Your prediction: 1e+308 is far outside what this exercise can give; type a number")
+    expect(region.get_by_role("textbox", name="Your prediction")).to_be_enabled()  # not locked: typed again
+    expect(region).not_to_contain_text("Shared anonymously")
+    student.lock(region, "1")
+    expect(region).to_contain_text("Shared anonymously with the instructor (round")
+    expect(alert).to_have_count(0)
+    assert not student.errors, student.errors
+    student.context.close()

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 import pytest
 
 from app.classroom import limits
-from app.classroom.instructor_view import SPLIT_HIDDEN, InstructorView, bin_edges
+from app.classroom.histogram import bin_edges
+from app.classroom.instructor_view import SPLIT_HIDDEN, InstructorView
 from app.classroom.store import ClassStore
 from app.classroom.student import ClassShare, RecentReads, class_result_text
 from app.course.content import load_lessons
@@ -21,6 +25,7 @@ LESSON = next(lesson for lesson in load_lessons() if lesson.slug == "overlap")
 EXERCISE = LESSON.exercise("growth")
 KEY = f"{LESSON.slug}/{EXERCISE.id}"
 ME, YOU = "a" * 32, "b" * 32
+RIGHT = "the-right-instructor-token"
 
 
 @pytest.fixture
@@ -32,8 +37,12 @@ def store(tmp_path):
 
 @pytest.fixture(autouse=True)
 def fresh_limit(monkeypatch):
-    monkeypatch.setattr("app.classroom.student.limiter", limits.WriteLimiter())
+    monkeypatch.setattr(
+        "app.classroom.student.ADDRESS_LIMIT",
+        limits.WriteLimiter(limits.ADDRESS_WRITES, window_s=limits.ADDRESS_WINDOW_S),
+    )
     monkeypatch.setattr("app.classroom.student.SHARED_READS", RecentReads(fresh_s=0.0))  # every poll reads
+    monkeypatch.setattr("app.classroom.signin.LIMIT", limits.SignInLimiter())
 
 
 def runner_for(store: ClassStore, student: str = ME, lesson=LESSON, exercise=EXERCISE, lab=QueueLab) -> ExerciseRunner:
@@ -48,6 +57,12 @@ def runner_for(store: ClassStore, student: str = ME, lesson=LESSON, exercise=EXE
         lesson_slug=lesson.slug,
         classroom=share,
     )
+
+
+def csv_of(view: InstructorView) -> str:
+    """What Export CSV downloads (its callback is a coroutine; run on a loop of its own, beside any running one)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, view._csv()).result().getvalue()
 
 
 def lock(runner: ExerciseRunner, text: str) -> None:
@@ -103,9 +118,9 @@ def test_a_bad_prediction_is_refused_and_stored_nowhere(store):
     assert store.rounds_of(KEY)[0].predictions == ()
 
 
-def test_a_flood_from_one_student_is_cut_off_and_others_are_not(store, monkeypatch):
-    monkeypatch.setattr("app.classroom.student.limiter", limits.WriteLimiter(per_second=2))
+def test_a_flood_from_one_session_is_cut_off_and_others_are_not(store):
     flood = runner_for(store, ME)
+    flood.classroom._writes = limits.WriteLimiter(per_second=2, keys=1)
     for _ in range(5):
         flood.start()
         lock(flood, "1")
@@ -137,14 +152,14 @@ class _Down:
 
 
 def test_the_instructor_sees_nothing_without_the_token(store, monkeypatch):
-    monkeypatch.setenv("INSTRUCTOR_TOKEN", "right")
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", RIGHT)
     view = InstructorView(store)
     for _ in range(3):  # Sign in, Enter and leaving the field send the same text: one try
         view._try("wrong")
     assert not view.signed_in and "not the instructor token" in view.alert.object
     assert [type(o).__name__ for o in view.layout.objects] == ["NamedRegion"]  # the sign-in only
-    assert view._csv().getvalue() == ""
-    view._try("right")
+    assert csv_of(view) == ""
+    view._try(RIGHT)
     assert view.signed_in
     store.lock(KEY, ME, 1.0)
     view.exercise.value = KEY
@@ -152,7 +167,7 @@ def test_the_instructor_sees_nothing_without_the_token(store, monkeypatch):
     assert "locked = 1 · round 1 · answer hidden" in view.status.text
     view._act(store.reveal)
     assert "(revealed)" in view.status.text and view.answer_line.visible
-    assert view._csv().getvalue().count(KEY) == 1
+    assert csv_of(view).count(KEY) == 1
 
 
 def test_bins_and_the_class_line():
@@ -208,9 +223,9 @@ def test_a_choice_is_shared_as_its_position_and_the_class_counted_per_choice(sto
         f"1 of 4 (25%): “as long”, {as_long} · yours “longer” (right)"
     ) in students[0].card.class_html
 
-    monkeypatch.setenv("INSTRUCTOR_TOKEN", "right")
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", RIGHT)
     view = InstructorView(store)
-    view._try("right")
+    view._try(RIGHT)
     view.exercise.value = CHOICE_KEY
     view.refresh()
     assert "answer “longer” (revealed)" in view.status.text
@@ -244,9 +259,9 @@ def test_the_class_by_misconception_for_the_instructor_and_after_the_reveal_for_
     runners = [runner_for(store, f"{n:032x}") for n in range(1, 13)]
     for n, runner in enumerate(runners):
         lock(runner, format_number(alone.answer) if n < 4 else format_number(EXERCISE.answer))
-    monkeypatch.setenv("INSTRUCTOR_TOKEN", "right")
+    monkeypatch.setenv("INSTRUCTOR_TOKEN", RIGHT)
     view = InstructorView(store)
-    view._try("right")
+    view._try(RIGHT)
     view.exercise.value = KEY
     statements: list[str] = []
     sa.event.listen(store.engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
@@ -271,7 +286,7 @@ def test_the_class_by_misconception_for_the_instructor_and_after_the_reveal_for_
     assert f"yours {EXERCISE.with_unit(format_number(alone.answer))} ({alone.label})" in student.card.class_html
     assert "other answers" not in student.card.class_html  # nobody gave another answer: not listed
 
-    csv = view._csv().getvalue().splitlines()
+    csv = csv_of(view).splitlines()
     assert csv[0].endswith(",variant,class")
     assert sum(line.endswith(f",,mistake: {alone.label}") for line in csv) == 4
     assert sum(line.endswith(",,right") for line in csv) == 8
