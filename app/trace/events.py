@@ -192,7 +192,10 @@ class Event:
 def _number(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an integer beyond a float's range is no time
+        return None
     return number if number == number and abs(number) != float("inf") else None
 
 
