@@ -200,11 +200,11 @@ class TraceView(ModelBeside, Viewer):
             self._parsed.pop(name, None)
             self._problems.pop(name, None)
             self._refused.pop(name, None)
-        for name in new if TRACE_POOL.full() else ():
-            self._queued.add(name)  # until its reader starts (_read_started)
         self._say_reading()
         for name, data in new.items():  # all marked first: without a server the reads finish right here
             raw = data if isinstance(data, bytes) else bytes(data, "utf-8")
+            if TRACE_POOL.full():
+                self._queued.add(name)  # until its reader starts (_read_started)
             in_worker_thread(
                 partial(read_file, raw, name),
                 partial(self._read_done, name),
@@ -212,6 +212,7 @@ class TraceView(ModelBeside, Viewer):
                 started=partial(self._read_started, name),
             )
         if new or self._reading:
+            self._say_reading()
             return  # the last file to finish shows them all
         listed = list(files)
         for name in set(self._parsed) - set(listed):
