@@ -20,8 +20,9 @@ widget's own parameters (each only where it is set, as FilePond reads them):
 
 A chunk that fails is refused: the file's chunks so far are dropped, the rest of that file's
 chunks are ignored, one line is logged, and whoever asked with :func:`on_refused` is told why.
-``FileDropper._cleanup`` is wrapped too: when the widget's last model goes (its session ended),
-any file still arriving is dropped at once, not when the collector gets to the widget.
+Files still arriving are dropped at once when the session ends (a hook on the session's document,
+set at a widget's first chunk) and when the widget's last model goes (``FileDropper._cleanup``,
+wrapped), not whenever the collector gets to the widget.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ from __future__ import annotations
 import logging
 import math
 import re
+import weakref
 from collections.abc import Callable
 
+from panel.io.state import state as panel_state
 from panel.widgets import FileDropper
 
 LOG = logging.getLogger("app.upstream.upload_limits")
@@ -48,6 +51,8 @@ KEEP_REFUSED = 64
 """How many refused files' names a widget remembers, to ignore the rest of their chunks quietly."""
 NAME_SHOWN = 200
 """The most characters of a file's name a refusal repeats."""
+_HOOKED = "_upload_limits_sessions"
+"""The instance attribute holding the documents whose end drops the widget's files still arriving."""
 _LISTENERS = "_upload_limits_listeners"
 """The instance attribute holding the callables :func:`on_refused` registered."""
 
@@ -155,6 +160,7 @@ def _process_event(self: FileDropper, event) -> None:
         return
     state = self.__dict__.setdefault(_STATE, {})
     refused = self.__dict__.setdefault(_REFUSED_NAMES, {})
+    _drop_when_the_session_ends(self)
     data = event.data
     reason = why_refused(self, data, state)
     if reason:
@@ -186,13 +192,45 @@ def _refuse(self: FileDropper, name: str, reason: str) -> None:
         callback(name, said)
 
 
+def drop_arriving(self: FileDropper) -> None:
+    """Drop the files still arriving at ``self`` (their chunks so far), as a session's end does.
+
+    Parameters
+    ----------
+    self : FileDropper
+        The widget; files already in ``value`` stay.
+    """
+    self._file_buffer.clear()
+    self.__dict__.pop(_STATE, None)
+    self.__dict__.pop(_REFUSED_NAMES, None)
+
+
+def _drop_when_the_session_ends(self: FileDropper) -> None:
+    """Once per widget and session: drop its files still arriving when the session is destroyed.
+
+    Panel cleans a widget up when its session ends only where each layout above it passes the
+    cleanup on; this hook does not depend on that. It holds the widget weakly.
+    """
+    doc = panel_state.curdoc
+    hooked = self.__dict__.setdefault(_HOOKED, weakref.WeakSet())
+    if doc is None or doc.session_context is None or doc in hooked:
+        return
+    hooked.add(doc)
+    widget = weakref.ref(self)
+
+    def ended(_session_context) -> None:
+        alive = widget()
+        if alive is not None:
+            drop_arriving(alive)
+
+    doc.on_session_destroyed(ended)
+
+
 def _cleanup(self: FileDropper, root=None) -> None:
     """Panel's ``_cleanup``; once the widget has no model left, the files still arriving are dropped."""
     _ORIGINAL["_cleanup"](self, root)
     if not self._models:
-        self._file_buffer.clear()
-        self.__dict__.pop(_STATE, None)
-        self.__dict__.pop(_REFUSED_NAMES, None)
+        drop_arriving(self)
 
 
 def applies() -> str:

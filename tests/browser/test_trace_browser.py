@@ -320,7 +320,15 @@ def in_process() -> Iterator[InProcess]:
         return view
 
     port = free_port()
-    server = pn.serve({"trace": trace_page}, port=port, address="127.0.0.1", show=False, threaded=True)
+    server = pn.serve(
+        {"trace": trace_page},
+        port=port,
+        address="127.0.0.1",
+        show=False,
+        threaded=True,
+        check_unused_sessions=500,  # a closed tab's session is destroyed within a second
+        unused_session_lifetime=500,
+    )
     url = f"http://127.0.0.1:{port}"
     poll(lambda: page_answers(url), what="the in-process server answering")
     yield InProcess(url, views)
@@ -398,3 +406,36 @@ def test_a_forged_chunk_stream_is_refused_in_the_page_and_nothing_is_kept(bare_p
     expect(refusal).to_contain_text("1000000000 chunks of 10,000,000 bytes is more than a file of at most 200MB needs")
     view = in_process.views[-1]
     assert view.drop._file_buffer == {} and "x.json" not in view.drop.value
+
+
+def test_a_file_still_arriving_is_dropped_when_its_tab_closes(browser, in_process, tmp_path):
+    """The first chunk of three, within every limit, is held; closing the tab ends the session and drops it."""
+    context = browser.new_context()
+    opened = context.new_page()
+    opened.goto(in_process.url + "/trace")
+    expect(opened.get_by_role("group", name="Trace file")).to_be_visible()
+    view = in_process.views[-1]
+    opened.evaluate(
+        """() => {
+        const doc = Bokeh.documents[0];
+        const dropper = [...doc.all_models].find((m) => 'chunk_size' in m && 'max_files' in m);
+        const manager = doc.event_manager;
+        const send = manager.send_event.bind(manager);
+        manager.send_event = (event) => {
+            if (event.event_name === 'upload_event' && !window.forgedUpload) window.forgedUpload = event.constructor;
+            send(event);
+        };
+        window.dropper = dropper;
+    }"""
+    )
+    tiny = tmp_path / "tiny.json"
+    tiny.write_text("[]")
+    add_files(opened, [tiny])
+    expect(opened.get_by_role("alert").filter(has_text="tiny.json")).to_be_visible()
+    opened.evaluate(
+        """() => window.dropper.trigger_event(new window.forgedUpload(
+            {chunk: 1, data: new ArrayBuffer(1e6), name: 'part.json', total_chunks: 3, type: 'application/json'}))"""
+    )
+    poll(lambda: len(view.drop._file_buffer.get("part.json", [])) == 1, page=opened, what="the first chunk held")
+    context.close()
+    poll(lambda: view.drop._file_buffer == {}, what="the file still arriving dropped as its session ended")
