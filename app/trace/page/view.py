@@ -109,6 +109,7 @@ class TraceView(ModelBeside, Viewer):
         self._parsed: dict[str, RankTrace] = {}  # by file name, as in the dropper's list
         self._problems: dict[str, str] = {}  # by file name: why it could not be read
         self._reading: set[str] = set()
+        self._sent: dict[str, object] = {}  # by file name: the bytes being read, as the dropper holds them
         self._queued: set[str] = set()  # of those, the files waiting for a free reader (TRACE_POOL is full)
         self._refused: dict[str, str] = {}  # by file name: why its upload was refused
         self._shown = ""  # the readout's figures as last shown
@@ -188,14 +189,16 @@ class TraceView(ModelBeside, Viewer):
 
         FileDropper reports each file as its last chunk lands, so two files dropped together arrive as
         two events, and a file removed from the list as a third. The page always shows the files in
-        the list: new bytes are parsed in a worker thread and then blanked, so a session keeps its
-        parsed events but not the raw file. Everything that changes the page runs under the
-        document's lock (here, and in :meth:`_read_done`), so its messages leave in order.
+        the list: new bytes are parsed in the trace pool and blanked once read, so a session keeps its
+        parsed events but not the raw file, and a file waiting to be read counts against the bytes its
+        dropper may hold (:data:`~app.trace.page.inputs.MAX_HELD`, kept on the server). Everything that
+        changes the page runs under the document's lock (here, and in :meth:`_read_done`), so its
+        messages leave in order.
         """
         files = self.drop.value
         new = {name: data for name, data in files.items() if data and name not in self._reading}
-        for name in new:
-            files[name] = b""  # the bytes go once read; the name stays, as in the dropper's list
+        for name, data in new.items():
+            self._sent[name] = data  # blanked once read (the name stays, as in the dropper's list)
             self._reading.add(name)
             self._parsed.pop(name, None)
             self._problems.pop(name, None)
@@ -229,8 +232,7 @@ class TraceView(ModelBeside, Viewer):
     def _say_reading(self) -> None:
         """While files are read: how many, or that they wait for one of the server's trace readers."""
         if self._reading:
-            waiting = len(self._queued & self._reading)
-            self.status.show(reading_text(len(self._reading), waiting, TRACE_WORKERS), busy=True)
+            self.status.show(reading_text(len(self._reading), len(self._queued), TRACE_WORKERS), busy=True)
 
     def _read_started(self, name: str) -> None:
         """A file left the trace readers' queue: its reading begins."""
@@ -240,8 +242,7 @@ class TraceView(ModelBeside, Viewer):
     def _upload_refused(self, name: str, said: str) -> None:
         """The server refused a file's upload (:mod:`app.upstream.upload_limits`): the alert says so at once."""
         self._refused[name] = f"{said}; nothing else changed."
-        messages = [self.message] if self.message else []
-        self.alert.object = alert_html(" ".join(messages + [self._refused[name]]))
+        self.alert.object = alert_html(" ".join(filter(None, [self.message, self._refused[name]])))
 
     def load_sample(self) -> None:
         """Show the course's sample trace (:mod:`app.trace.page.sample`) in place of any files.
@@ -272,6 +273,8 @@ class TraceView(ModelBeside, Viewer):
         """One file parsed (or refused): keep it, then read what arrived meanwhile or show the list."""
         self._reading.discard(name)
         self._queued.discard(name)
+        if self.drop.value.get(name) is self._sent.pop(name, None):  # not a newer copy dropped meanwhile
+            self.drop.value[name] = b""
         if isinstance(outcome, RankTrace):
             self._parsed[name] = outcome
         else:
