@@ -356,8 +356,12 @@ def bare_page(browser, in_process: InProcess) -> Iterator[Page]:
     assert not errors, errors
 
 
-def test_files_wait_with_a_visible_line_while_the_trace_readers_are_busy(bare_page):
-    """H2, H4: two parses at once per process; a third file waits, and its page says so, then reads."""
+def test_files_wait_with_a_visible_line_while_the_trace_readers_are_busy(bare_page, in_process):
+    """H2, H4: two parses at once per process; a file waits, and its page says so, then reads.
+
+    While it waits, its bytes count against what the session's dropper may hold (they stay in its
+    value until read), so a session cannot queue more than that.
+    """
     from app.web.background import TRACE_POOL, TRACE_WORKERS
 
     gate = threading.Event()
@@ -368,10 +372,13 @@ def test_files_wait_with_a_visible_line_while_the_trace_readers_are_busy(bare_pa
         expect(trace.get_by_role("status").first).to_contain_text(
             f"Waiting to read 2 files: this server reads {TRACE_WORKERS} trace files at a time"
         )
+        dropper = in_process.views[-1].drop
+        assert {name: len(data) for name, data in dropper.value.items()} == {p.name: p.stat().st_size for p in GLOO}
     finally:
         gate.set()
     assert all(future.result(timeout=STUCK_AFTER_S) for future in busy)
     expect(trace.get_by_role("status").first).to_contain_text(readout(GLOO))
+    assert dropper.value == {p.name: b"" for p in GLOO}  # read, then let go
 
 
 def test_a_forged_chunk_stream_is_refused_in_the_page_and_nothing_is_kept(bare_page, in_process, tmp_path):
