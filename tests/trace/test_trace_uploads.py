@@ -62,6 +62,15 @@ def test_the_largest_world_size_asks_the_rank_as_a_bounded_number_not_a_list():
     assert view.alert.object == ""
 
 
+def test_a_run_larger_than_the_lab_models_says_so_when_the_lab_is_opened():
+    view = TraceView()
+    drop(view, {"big_rank0.json": late(0, world_size=MAX_WORLD)})
+    view.open_lab.clicks += 1
+    said = f"The model cannot be filled in: Ranks p cannot be {MAX_WORLD}; use a number at least 2 and at most 4096"
+    assert said in view.comparison.object and 'role="alert"' in view.comparison.object
+    assert "all-reduces = " in view.status.text  # the measured figures stay
+
+
 def test_a_small_run_still_lists_its_ranks():
     view = TraceView()
     drop(view, {"rank0.json": late(0, world_size=8), "norank.json": late(1, world_size=None)})
