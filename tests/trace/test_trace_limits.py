@@ -148,5 +148,18 @@ def test_a_collectives_stated_size_larger_than_the_page_reads_is_refused(field, 
     assert f"is more than this page reads (at most {MAX_ELEMENTS})" in said or "more elements than this page" in said
 
 
+@pytest.mark.parametrize("number", ["9" * 5000, "1" * 19, "\u00b2"])
+def test_a_step_number_too_long_or_not_ascii_is_refused_with_a_line(number):
+    data = json.loads(
+        gzip.decompress((ROOT / "tests" / "fixtures" / "traces" / "gloo_schedule_rank0.json.gz").read_bytes())
+    )
+    step = next(event for event in data["traceEvents"] if event.get("name", "").startswith("ProfilerStep#"))
+    step["name"] = "ProfilerStep#" + number
+    said = refusal(json.dumps(data).encode())
+    assert said.startswith("hostile.json: step number ") and said.endswith(
+        "is more than this page reads (at most 18 digits)"
+    )
+
+
 def test_deep_nesting_is_refused_with_a_line():
     assert refusal(b'{"traceEvents":[' + b"[" * 100_000 + b"]" * 100_000 + b"]}").endswith("too deeply to be a trace")
