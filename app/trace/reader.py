@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from app.trace.errors import TraceError
-from app.trace.events import Event, compact
+from app.trace.events import Event, compact, kept_cost
 
 MIB = 2**20
 CHUNK = 1 << 20
@@ -49,6 +49,9 @@ class Limits:
     max_blank_run : int
         Characters of white space in a row between two values; 1 MiB by default (a pretty-printed
         trace has a line's indentation).
+    max_kept_bytes : int
+        About the memory the events kept may take (:func:`app.trace.events.kept_cost`); 1.5 GiB by
+        default, about 2.2 million kept events.
     max_world_size : int
         The largest ``distributedInfo.world_size``, and so ``rank`` + 1, a file may state.
     time_limit_s : float
@@ -59,6 +62,7 @@ class Limits:
     max_expanded_bytes: int = 1024 * MIB
     max_events: int = 3_000_000
     max_blank_run: int = MIB
+    max_kept_bytes: int = 1536 * MIB
     max_world_size: int = MAX_WORLD
     time_limit_s: float = 60.0
 
@@ -84,6 +88,8 @@ class RawTrace:
         other JSON has not).
     objects : int
         How many of the events read are JSON objects (a Chrome trace's all are).
+    kept_bytes : int
+        About the memory the kept events take (:func:`app.trace.events.kept_cost`).
     """
 
     meta: dict = field(default_factory=dict)
@@ -93,6 +99,7 @@ class RawTrace:
     expanded_bytes: int = 0
     has_events: bool = False
     objects: int = 0
+    kept_bytes: int = 0
 
 
 class _Truncated(Exception):
@@ -335,6 +342,12 @@ def read_trace(
                 raise TraceError(f"the file has more events than this page reads (at most {limits.max_events:,})")
             if kept is not None:
                 out.events.append(kept)
+                out.kept_bytes += kept_cost(kept)
+                if out.kept_bytes > limits.max_kept_bytes:
+                    raise TraceError(
+                        f"the events the analysis keeps would take more memory than this page gives a file "
+                        f"(about {_size(limits.max_kept_bytes)}, {len(out.events):,} events kept)"
+                    )
             if out.event_count % 4096 == 0 and time.monotonic() > deadline:
                 raise TraceError(
                     f"reading the trace took longer than the limit of {limits.time_limit_s:g} s "

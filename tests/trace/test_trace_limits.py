@@ -161,5 +161,25 @@ def test_a_step_number_too_long_or_not_ascii_is_refused_with_a_line(number):
     )
 
 
+def test_the_memory_the_kept_events_take_is_budgeted():
+    said = refusal(LATE[0].read_bytes(), Limits(max_kept_bytes=50_000))
+    assert (
+        "the events the analysis keeps would take more memory than this page gives a file (about 50,000 bytes" in said
+    )
+    assert read_trace(LATE[0].read_bytes()).kept_bytes < Limits().max_kept_bytes
+
+
+def test_an_argument_of_a_million_items_is_read_as_absent_never_kept():
+    """One event's list of a million dimensions once stayed in memory with the event for as long as it was shown."""
+    data = trace_of(LATE[0])
+    issues = [event for event in data["traceEvents"] if event.get("name") == "c10d::allreduce_"]
+    issues[0]["args"]["Input Dims"] = [[0] * 1_000_000]
+    issues[0]["args"]["Input type"] = ["x" * 10_000]
+    raw = read_trace(json.dumps(data).encode())
+    kept = next(event for event in raw.events if event.name == "c10d::allreduce_")
+    assert "Input Dims" not in kept.args and "Input type" not in kept.args
+    assert "External id" in kept.args  # the rest of the event is kept as it was
+
+
 def test_deep_nesting_is_refused_with_a_line():
     assert refusal(b'{"traceEvents":[' + b"[" * 100_000 + b"]" * 100_000 + b"]}").endswith("too deeply to be a trace")
