@@ -381,68 +381,67 @@ def test_files_wait_with_a_visible_line_while_the_trace_readers_are_busy(bare_pa
     assert dropper.value == {p.name: b"" for p in GLOO}  # read, then let go
 
 
-def test_a_forged_chunk_stream_is_refused_in_the_page_and_nothing_is_kept(bare_page, in_process, tmp_path):
-    """H4: chunks claiming a billion of them, sent by a script in the page (the review's steps)."""
+CAPTURE_UPLOAD = """() => {
+    const doc = Bokeh.documents[0];
+    const manager = doc.event_manager;
+    const send = manager.send_event.bind(manager);
+    manager.send_event = (event) => {
+        if (event.event_name === 'upload_event' && !window.forgedUpload) window.forgedUpload = event.constructor;
+        send(event);
+    };
+}"""
+"""Keeps the page's upload event class as the dropper sends its first chunk (the review's steps: it is not global)."""
+FORGE_CHUNKS = """([first, last, total, name, bytes]) => {
+    const dropper = [...Bokeh.documents[0].all_models].find((m) => 'chunk_size' in m && 'max_files' in m);
+    for (let k = first; k <= last; k++) {
+        dropper.trigger_event(new window.forgedUpload(
+            {chunk: k, data: new ArrayBuffer(bytes), name, total_chunks: total, type: 'application/json'}));
+    }
+}"""
+"""Sends chunks ``first`` to ``last`` of a file said to have ``total``, ``bytes`` each, as a script in the page can."""
+
+
+def forge_ready(page: Page, tmp_path: Path) -> None:
+    """Open the trace page and drop a tiny file, so that the page's upload event class is kept."""
     tiny = tmp_path / "tiny.json"
     tiny.write_text("[]")
-    bare_page.goto(in_process.url + "/trace")
-    capture = """() => {
-        const doc = Bokeh.documents[0];
-        const manager = doc.event_manager;
-        const send = manager.send_event.bind(manager);
-        manager.send_event = (event) => {
-            if (event.event_name === 'upload_event' && !window.forgedUpload) window.forgedUpload = event.constructor;
-            send(event);
-        };
-    }"""
-    expect(bare_page.get_by_role("group", name="Trace file")).to_be_visible()
-    bare_page.evaluate(capture)
-    add_files(bare_page, [tiny])
-    trace = bare_page.get_by_role("region", name="Trace")
-    expect(trace.get_by_role("alert").filter(has_text="tiny.json")).to_be_visible()  # the real file, read and refused
-    bare_page.evaluate(
-        """() => {
-        const dropper = [...Bokeh.documents[0].all_models].find((m) => 'chunk_size' in m && 'max_files' in m);
-        for (let k = 1; k <= 30; k++) {
-            dropper.trigger_event(new window.forgedUpload({chunk: k, data: new ArrayBuffer(1e6), name: 'x.json',
-                                                          total_chunks: 1e9, type: 'application/json'}));
-        }
-    }"""
-    )
-    refusal = trace.get_by_role("alert").filter(has_text="x.json: the upload was refused")
-    expect(refusal).to_contain_text("1000000000 chunks of 10,000,000 bytes is more than a file of at most 200MB needs")
+    page.goto(page.base_url + "/trace")  # type: ignore[attr-defined]
+    expect(page.get_by_role("group", name="Trace file")).to_be_visible()
+    page.evaluate(CAPTURE_UPLOAD)
+    add_files(page, [tiny])
+    expect(page.get_by_role("alert").filter(has_text="tiny.json")).to_be_visible()  # the real file, read and refused
+
+
+FORGED_SAID = "1000000000 chunks of 10,000,000 bytes is more than a file of at most 200MB needs"
+
+
+def test_a_forged_chunk_stream_is_refused_in_the_page_and_nothing_is_kept(bare_page, in_process, tmp_path):
+    """H4: 30 chunks claiming a billion of them, sent by a script in the page (the review's steps)."""
+    forge_ready(bare_page, tmp_path)
+    bare_page.evaluate(FORGE_CHUNKS, [1, 30, 10**9, "x.json", 10**6])
+    refusal = bare_page.get_by_role("alert").filter(has_text="x.json: the upload was refused")
+    expect(refusal).to_contain_text(FORGED_SAID)
     view = in_process.views[-1]
     assert view.drop._file_buffer == {} and "x.json" not in view.drop.value
+
+
+def test_a_forged_chunk_stream_is_refused_on_the_courses_own_trace_page(page, tmp_path):
+    """The same stream to ``python -m app``'s page: refused there, said once, and the server logs no traceback."""
+    forge_ready(page, tmp_path)
+    page.evaluate(FORGE_CHUNKS, [1, 30, 10**9, "x.json", 10**6])
+    refusal = page.get_by_role("alert").filter(has_text="x.json: the upload was refused")
+    expect(refusal).to_contain_text(FORGED_SAID)
+    assert refusal.inner_text().count("the upload was refused") == 1
 
 
 def test_a_file_still_arriving_is_dropped_when_its_tab_closes(browser, in_process, tmp_path):
     """The first chunk of three, within every limit, is held; closing the tab ends the session and drops it."""
     context = browser.new_context()
     opened = context.new_page()
-    opened.goto(in_process.url + "/trace")
-    expect(opened.get_by_role("group", name="Trace file")).to_be_visible()
+    opened.base_url = in_process.url  # type: ignore[attr-defined]
+    forge_ready(opened, tmp_path)
     view = in_process.views[-1]
-    opened.evaluate(
-        """() => {
-        const doc = Bokeh.documents[0];
-        const dropper = [...doc.all_models].find((m) => 'chunk_size' in m && 'max_files' in m);
-        const manager = doc.event_manager;
-        const send = manager.send_event.bind(manager);
-        manager.send_event = (event) => {
-            if (event.event_name === 'upload_event' && !window.forgedUpload) window.forgedUpload = event.constructor;
-            send(event);
-        };
-        window.dropper = dropper;
-    }"""
-    )
-    tiny = tmp_path / "tiny.json"
-    tiny.write_text("[]")
-    add_files(opened, [tiny])
-    expect(opened.get_by_role("alert").filter(has_text="tiny.json")).to_be_visible()
-    opened.evaluate(
-        """() => window.dropper.trigger_event(new window.forgedUpload(
-            {chunk: 1, data: new ArrayBuffer(1e6), name: 'part.json', total_chunks: 3, type: 'application/json'}))"""
-    )
+    opened.evaluate(FORGE_CHUNKS, [1, 1, 3, "part.json", 10**6])
     poll(lambda: len(view.drop._file_buffer.get("part.json", [])) == 1, page=opened, what="the first chunk held")
     context.close()
     poll(lambda: view.drop._file_buffer == {}, what="the file still arriving dropped as its session ended")
