@@ -22,7 +22,12 @@ import re
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
 
+from app.trace.errors import TraceError
 from app.trace.events import DTYPE_BYTES, FLOW_CATEGORIES, PARAM_COMMS, Event
+
+MAX_ELEMENTS = 2**40
+"""The most elements a collective's tensor may be said to have (4 TiB of float32; a DDP bucket is megabytes):
+a larger ``In msg nelems`` or ``Input Dims`` is refused before it sizes a bucket or a bar."""
 
 NCCL_ALLREDUCE = re.compile(r"^nccl(Dev|SymkDev)?Kernel_(AllReduce|Generic)", re.IGNORECASE)
 """NCCL kernels named as an all-reduce (``ncclDevKernel_Generic`` too, as newer NCCL and RCCL name them,
@@ -77,12 +82,17 @@ def numel_of(ev: Event | None) -> int | None:
         return None
     nelems = ev.args.get("In msg nelems")
     if isinstance(nelems, int) and not isinstance(nelems, bool) and nelems >= 0:
+        if nelems > MAX_ELEMENTS:
+            raise TraceError(f"In msg nelems {nelems} is more than this page reads (at most {MAX_ELEMENTS})")
         return nelems
     dims = first_dims(ev)
     if dims is not None:
         count = 1
         for d in dims:
             count *= d
+            if count > MAX_ELEMENTS or d < 0:  # checked at each factor: a long list is never multiplied out
+                shown = dims[:8]
+                raise TraceError(f"Input Dims {shown} is more elements than this page reads (at most {MAX_ELEMENTS})")
         return count
     return None
 

@@ -18,7 +18,7 @@ from app.trace.events import (
     compact,
 )
 from app.trace.links import NCCL_ANY
-from app.trace.reader import Limits, read_trace
+from app.trace.reader import MAX_WORLD, Limits, read_trace
 from app.trace.steps import Step, find_steps
 from app.trace.timeline import StepReader, StepTimeline, collectives_named
 
@@ -108,6 +108,10 @@ class RankTrace:
             return self
         if rank < 0:
             raise TraceError(f"rank {rank} cannot be a rank: ranks count from 0", self.source)
+        try:
+            check_ranks(rank, world_size or self.world_size)
+        except TraceError as refusal:
+            raise refusal.named(self.source) from None
         return replace(self, rank=rank, world_size=world_size or self.world_size, rank_from="given")
 
     def with_world_size(self, world_size: int) -> RankTrace:
@@ -134,6 +138,8 @@ class RankTrace:
             raise TraceError(f"the file says world size {self.world_size}, not {world_size}", self.source)
         if world_size < 2:
             raise TraceError(WORLD_ONE, self.source)
+        if world_size > MAX_WORLD:
+            raise TraceError(f"world_size {world_size} is more than this page reads (at most {MAX_WORLD})", self.source)
         if self.rank is not None and self.rank >= world_size:
             raise TraceError(f"rank {self.rank} cannot be in a run of {world_size} ranks", self.source)
         return replace(self, world_size=world_size)
@@ -235,6 +241,30 @@ def _not_chrome(meta: dict) -> str:
     return f"the file is JSON but not a Chrome trace: it has no traceEvents list (its keys: {keys})"
 
 
+def check_ranks(rank: int | None, world_size: int | None, most: int = MAX_WORLD) -> None:
+    """Refuse a world size or rank larger than the page reads, before anything is sized by it.
+
+    Parameters
+    ----------
+    rank, world_size : int or None
+        As the file states them (or as given).
+    most : int
+        The largest world size read (:data:`app.trace.reader.MAX_WORLD` by default).
+
+    Raises
+    ------
+    TraceError
+        One line saying which number is too large, e.g. ``world_size 2000000 is more than this page
+        reads (at most 65536)``; or that the rank cannot be in a run of that many ranks.
+    """
+    if world_size is not None and world_size > most:
+        raise TraceError(f"world_size {world_size} is more than this page reads (at most {most})")
+    if rank is not None and rank >= most:
+        raise TraceError(f"rank {rank} is more than this page reads (at most {most - 1})")
+    if rank is not None and world_size is not None and rank >= world_size:
+        raise TraceError(f"rank {rank} cannot be in a run of {world_size} ranks")
+
+
 def _int_or_none(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
@@ -304,6 +334,7 @@ def _parse(data, source: str, rank: int | None, world_size: int | None, limits: 
     else:
         rank_from = "given" if rank is not None else "missing"
     world_size = _int_or_none(info.get("world_size")) or world_size
+    check_ranks(rank, world_size, limits.max_world_size)
     backend = info.get("backend") if isinstance(info.get("backend"), str) else None
     base = meta.get("baseTimeNanoseconds")
     base_ns = base if isinstance(base, int) and not isinstance(base, bool) else 0

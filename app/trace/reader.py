@@ -11,39 +11,60 @@ from __future__ import annotations
 
 import codecs
 import json
+import re
 import time
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from app.trace.errors import TraceError
-from app.trace.events import Event, compact
+from app.trace.events import Event, compact, kept_cost
 
 MIB = 2**20
 CHUNK = 1 << 20
 """Bytes expanded or decoded at a time."""
 LARGEST_VALUE = 64 * MIB
 """No single event or top-level value may be longer than this many characters."""
-_WHITESPACE = " \t\n\r"
+_NOT_BLANK = re.compile(r"[^ \t\n\r]")
+"""The first character that is not JSON's white space (found in C, not a character at a time)."""
+
+
+MAX_WORLD = 65_536
+"""The largest world size (and so rank + 1) a trace may state: more ranks than any DDP run a trace comes from."""
 
 
 @dataclass(frozen=True)
 class Limits:
-    """How much a trace may cost to parse.
+    """How much a trace may cost to parse: every size a file states is checked against these first.
 
     Parameters
     ----------
     max_file_bytes : int
         The file as given (compressed or not); 200 MiB by default.
     max_expanded_bytes : int
-        The JSON text after gzip; 1 GiB by default.
+        The JSON text after gzip, white space included; 1 GiB by default.
+    max_events : int
+        Elements of ``traceEvents`` read, kept or not; 3,000,000 by default (the largest real trace
+        read here had 1.43 million).
+    max_blank_run : int
+        Characters of white space in a row between two values; 1 MiB by default (a pretty-printed
+        trace has a line's indentation).
+    max_kept_bytes : int
+        About the memory the events kept may take (:func:`app.trace.events.kept_cost`); 1.5 GiB by
+        default, about 2.2 million kept events.
+    max_world_size : int
+        The largest ``distributedInfo.world_size``, and so ``rank`` + 1, a file may state.
     time_limit_s : float
-        Wall-clock seconds for reading the events; 120 by default.
+        Wall-clock seconds for reading the events and the steps; 60 by default.
     """
 
     max_file_bytes: int = 200 * MIB
     max_expanded_bytes: int = 1024 * MIB
-    time_limit_s: float = 120.0
+    max_events: int = 3_000_000
+    max_blank_run: int = MIB
+    max_kept_bytes: int = 1536 * MIB
+    max_world_size: int = MAX_WORLD
+    time_limit_s: float = 60.0
 
 
 @dataclass
@@ -67,6 +88,8 @@ class RawTrace:
         other JSON has not).
     objects : int
         How many of the events read are JSON objects (a Chrome trace's all are).
+    kept_bytes : int
+        About the memory the kept events take (:func:`app.trace.events.kept_cost`).
     """
 
     meta: dict = field(default_factory=dict)
@@ -76,6 +99,7 @@ class RawTrace:
     expanded_bytes: int = 0
     has_events: bool = False
     objects: int = 0
+    kept_bytes: int = 0
 
 
 class _Truncated(Exception):
@@ -171,36 +195,58 @@ class _Text:
 
     decoder = json.JSONDecoder()
 
-    def __init__(self, pieces: Iterator[str], deadline: float = float("inf"), limit_s: float = 0.0) -> None:
+    def __init__(self, pieces: Iterator[str], limits: Limits | None = None, deadline: float = float("inf")) -> None:
         self.pieces = pieces
+        self.limits = limits or Limits()
         self.deadline = deadline
-        self.limit_s = limit_s
         self.buf = ""
         self.pos = 0
         self.eof = False
+        self.blank = 0  # white space read in a row since the last value or punctuation
 
-    def more(self) -> bool:
+    def more(self, at_least: int = 1) -> bool:
+        """Add pieces to the window until it holds ``at_least`` characters from ``pos`` (or the text ends)."""
         if self.eof:
             return False
-        if time.monotonic() > self.deadline:
-            raise TraceError(f"reading the trace took longer than the limit of {self.limit_s:g} s")
-        piece = next(self.pieces, None)
-        if piece is None:
-            self.eof = True
+        added = []
+        have = len(self.buf) - self.pos
+        while not added or have < at_least:
+            if time.monotonic() > self.deadline:
+                raise TraceError(f"reading the trace took longer than the limit of {self.limits.time_limit_s:g} s")
+            piece = next(self.pieces, None)
+            if piece is None:
+                self.eof = True
+                break
+            added.append(piece)
+            have += len(piece)
+        if not added:
             return False
-        self.buf = self.buf[self.pos :] + piece
+        self.buf = self.buf[self.pos :] + "".join(added)
         self.pos = 0
         return True
 
     def peek(self) -> str:
-        """The next character that is not whitespace ('' at the end of the text)."""
+        """The next character that is not white space ('' at the end of the text).
+
+        White space counts against :attr:`Limits.max_blank_run`: a file of spaces is refused after the
+        limit, not read to its end.
+        """
         while True:
-            buf, pos = self.buf, self.pos
-            while pos < len(buf) and buf[pos] in _WHITESPACE:
-                pos += 1
-            self.pos = pos
-            if pos < len(buf):
-                return buf[pos]
+            found = _NOT_BLANK.search(self.buf, self.pos)
+            if found is not None:
+                self.blank += found.start() - self.pos
+                self.pos = found.start()
+            else:
+                self.blank += len(self.buf) - self.pos
+                self.pos = len(self.buf)
+            if self.blank > self.limits.max_blank_run:
+                raise TraceError(
+                    f"the file holds more than {_size(self.limits.max_blank_run)} of white space in a row, "
+                    "more than this page reads (no trace has that much)"
+                )
+            if found is not None:
+                self.blank = 0
+                return self.buf[self.pos]
             if not self.more():
                 return ""
 
@@ -226,10 +272,14 @@ class _Text:
                     if _cut_short(self.buf[err.pos :]) or "Unterminated" in err.msg:
                         raise _Truncated from None
                     raise TraceError(f"the file is not a JSON trace: {err.msg}") from None
-                if len(self.buf) - self.pos > LARGEST_VALUE:
+                window = len(self.buf) - self.pos
+                if window > LARGEST_VALUE:
                     raise TraceError(f"the file holds one value longer than {_size(LARGEST_VALUE)}") from None
-                self.more()
+                # the window doubles (a long value is decoded a few times, not once a piece), up to just past the limit
+                self.more(min(2 * window, LARGEST_VALUE + 1))
                 continue
+            except ValueError:  # Python's own limit on the digits of an integer (sys.set_int_max_str_digits)
+                raise TraceError("the file holds a number with more digits than this page reads") from None
             if end < len(self.buf) or self.eof:  # a number at the end of the window may go on
                 self.pos = end
                 return value
@@ -266,7 +316,7 @@ def read_trace(
     limits = limits or Limits()
     source = _Source(data, limits)
     deadline = time.monotonic() + limits.time_limit_s
-    text = _Text(source.pieces(), deadline, limits.time_limit_s)
+    text = _Text(source.pieces(), limits, deadline)
     out = RawTrace()
     first = text.peek()
     if not first:
@@ -288,8 +338,16 @@ def read_trace(
             kept = keep(raw, out.event_count)
             out.event_count += 1
             out.objects += isinstance(raw, dict)
+            if out.event_count > limits.max_events:
+                raise TraceError(f"the file has more events than this page reads (at most {limits.max_events:,})")
             if kept is not None:
                 out.events.append(kept)
+                out.kept_bytes += kept_cost(kept)
+                if out.kept_bytes > limits.max_kept_bytes:
+                    raise TraceError(
+                        f"the events the analysis keeps would take more memory than this page gives a file "
+                        f"(about {_size(limits.max_kept_bytes)}, {len(out.events):,} events kept)"
+                    )
             if out.event_count % 4096 == 0 and time.monotonic() > deadline:
                 raise TraceError(
                     f"reading the trace took longer than the limit of {limits.time_limit_s:g} s "

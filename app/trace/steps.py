@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.trace.errors import TraceError
 from app.trace.events import GPU_CATEGORIES, OPTIMIZER_STEP, PROFILER_STEP, Event
+
+STEP_DIGITS = 18
+"""The most digits of ``N`` in ``ProfilerStep#N`` (ASCII digits only): a longer number is refused, never converted."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,9 @@ def find_steps(events: list[Event], first_ts: float | None = None) -> list[Step]
         if ev.ph == "X" and ev.name.startswith(PROFILER_STEP) and ev.cat not in GPU_CATEGORIES:
             suffix = ev.name[len(PROFILER_STEP) :]
             if suffix.isdigit():
+                if not suffix.isascii() or len(suffix) > STEP_DIGITS:
+                    shown = suffix if len(suffix) <= 24 else suffix[:24] + "…"
+                    raise TraceError(f"step number {shown} is more than this page reads (at most {STEP_DIGITS} digits)")
                 marked.append(Step(int(suffix), ev.name, ev.ts, ev.end, "ProfilerStep"))
     if marked:
         marked.sort(key=lambda s: s.start)

@@ -213,6 +213,15 @@ FIXES: tuple[Fix, ...] = (
         consequence="Panel's and CPython's own full collections: pauses of hundreds of ms with a class open",
     ),
     Fix(
+        "upload_limits",
+        (PANEL,),
+        summary="a FileDropper's size, file and chunk limits kept on the server, not only in the browser",
+        consequence=(
+            "an upload's chunks are kept however many the page's script sends (memory until the session ends); "
+            "FilePond's limits hold only in the browser"
+        ),
+    ),
+    Fix(
         "task_timer",
         (PYTHON,),
         serving="app",

@@ -5,6 +5,11 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import threading
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -13,9 +18,12 @@ from playwright.sync_api import Page, expect
 from app.trace import TraceError, parse_trace
 from app.trace.page.shown import figures_text
 from app.trace.ranks import combine_ranks
+from devtools.ports import free_port
+from tests.waiting import STUCK_AFTER_S, poll
 
 pytestmark = pytest.mark.browser
 
+ROOT = Path(__file__).parents[2]
 TRACES = Path(__file__).parents[1] / "fixtures" / "traces"
 GLOO = [TRACES / f"gloo_schedule_rank{rank}.json.gz" for rank in (0, 1)]
 
@@ -242,3 +250,198 @@ def test_a_one_gpu_training_trace_is_refused_for_that_reason_on_the_page(page):
     expect(refusal).to_be_visible(timeout=60_000)
     expect(refusal).to_contain_text("so the run had one GPU and nothing to all-reduce")
     expect(refusal).not_to_contain_text("inference")
+
+
+# ---- hostile files and uploads (security review v6, H1, H2, H4) ----------------------------------
+
+
+def healthz_status(url: str) -> int:
+    """``/healthz``'s status code (503 while the server warms up), or 0 when it does not answer within 30 s."""
+    try:
+        with urllib.request.urlopen(url + "/healthz", timeout=30) as reply:
+            return reply.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except (urllib.error.URLError, OSError):
+        return 0
+
+
+def test_the_reviews_two_file_world_size_drop_is_refused_while_healthz_answers(page, tmp_path):
+    """H1: world_size 2,000,000 beside a file with no rank once froze the process 31 s on the rank picker."""
+    poll(lambda: healthz_status(page.base_url) == 200, page=page, what="/healthz answering 200")
+    late = [ROOT / "content" / "traces" / f"gloo_late_rank{rank}.json.gz" for rank in (0, 1)]
+    big = json.loads(gzip.decompress(late[0].read_bytes()))
+    big["distributedInfo"]["world_size"] = 2_000_000
+    bare = json.loads(gzip.decompress(late[1].read_bytes()))
+    del bare["distributedInfo"]
+    files = [tmp_path / "ws2000000_rank0.json", tmp_path / "norank.json"]
+    files[0].write_text(json.dumps(big))
+    files[1].write_text(json.dumps(bare))
+    answers: list[int] = []
+    done = threading.Event()
+
+    def probe() -> None:  # /healthz asked again and again, as a load balancer would, until the page has answered
+        while not done.is_set():
+            answers.append(healthz_status(page.base_url))
+
+    prober = threading.Thread(target=probe)
+    prober.start()
+    try:
+        trace = drop(page, files)
+        said = "ws2000000_rank0.json: world_size 2000000 is more than this page reads (at most 65536)"
+        expect(trace.get_by_role("alert").filter(has_text="world_size 2000000")).to_contain_text(said)
+        expect(trace.get_by_role("status").first).to_contain_text("all-reduces = ")  # the other file, read alone
+        expect(trace.get_by_role("combobox", name=re.compile("^Rank of"))).to_have_count(0)
+    finally:
+        done.set()
+        prober.join(timeout=60)
+    assert answers and set(answers) == {200}, answers
+
+
+@dataclass
+class InProcess:
+    """The trace page served by Panel in this process, so a test can fill the trace readers' pool itself."""
+
+    url: str
+    views: list
+
+
+@pytest.fixture(scope="module")
+def in_process() -> Iterator[InProcess]:
+    import panel as pn
+
+    from app.trace.page.view import TraceView
+
+    views: list = []
+
+    def trace_page():
+        view = TraceView()
+        views.append(view)
+        return view
+
+    port = free_port()
+    server = pn.serve(
+        {"trace": trace_page},
+        port=port,
+        address="127.0.0.1",
+        show=False,
+        threaded=True,
+        check_unused_sessions=500,  # a closed tab's session is destroyed within a second
+        unused_session_lifetime=500,
+    )
+    url = f"http://127.0.0.1:{port}"
+    poll(lambda: page_answers(url), what="the in-process server answering")
+    yield InProcess(url, views)
+    server.stop()
+
+
+def page_answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url + "/trace", timeout=30) as reply:
+            return reply.status == 200
+    except (urllib.error.URLError, OSError):
+        return False
+
+
+@pytest.fixture
+def bare_page(browser, in_process: InProcess) -> Iterator[Page]:
+    """A page of the in-process server; the test fails on any page error."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    opened.base_url = in_process.url  # type: ignore[attr-defined]
+    yield opened
+    context.close()
+    assert not errors, errors
+
+
+def test_files_wait_with_a_visible_line_while_the_trace_readers_are_busy(bare_page, in_process):
+    """H2, H4: two parses at once per process; a file waits, and its page says so, then reads.
+
+    While it waits, its bytes count against what the session's dropper may hold (they stay in its
+    value until read), so a session cannot queue more than that.
+    """
+    from app.web.background import TRACE_POOL, TRACE_WORKERS
+
+    gate = threading.Event()
+    busy = [TRACE_POOL.submit(lambda: gate.wait(STUCK_AFTER_S)) for _ in range(TRACE_WORKERS)]
+    try:
+        poll(lambda: TRACE_POOL.running == TRACE_WORKERS, what="the trace readers busy")
+        trace = drop(bare_page, GLOO)
+        expect(trace.get_by_role("status").first).to_contain_text(
+            f"Waiting to read 2 files: this server reads {TRACE_WORKERS} trace files at a time"
+        )
+        dropper = in_process.views[-1].drop
+        assert {name: len(data) for name, data in dropper.value.items()} == {p.name: p.stat().st_size for p in GLOO}
+    finally:
+        gate.set()
+    assert all(future.result(timeout=STUCK_AFTER_S) for future in busy)
+    expect(trace.get_by_role("status").first).to_contain_text(readout(GLOO))
+    assert dropper.value == {p.name: b"" for p in GLOO}  # read, then let go
+
+
+CAPTURE_UPLOAD = """() => {
+    const doc = Bokeh.documents[0];
+    const manager = doc.event_manager;
+    const send = manager.send_event.bind(manager);
+    manager.send_event = (event) => {
+        if (event.event_name === 'upload_event' && !window.forgedUpload) window.forgedUpload = event.constructor;
+        send(event);
+    };
+}"""
+"""Keeps the page's upload event class as the dropper sends its first chunk (the review's steps: it is not global)."""
+FORGE_CHUNKS = """([first, last, total, name, bytes]) => {
+    const dropper = [...Bokeh.documents[0].all_models].find((m) => 'chunk_size' in m && 'max_files' in m);
+    for (let k = first; k <= last; k++) {
+        dropper.trigger_event(new window.forgedUpload(
+            {chunk: k, data: new ArrayBuffer(bytes), name, total_chunks: total, type: 'application/json'}));
+    }
+}"""
+"""Sends chunks ``first`` to ``last`` of a file said to have ``total``, ``bytes`` each, as a script in the page can."""
+
+
+def forge_ready(page: Page, tmp_path: Path) -> None:
+    """Open the trace page and drop a tiny file, so that the page's upload event class is kept."""
+    tiny = tmp_path / "tiny.json"
+    tiny.write_text("[]")
+    page.goto(page.base_url + "/trace")  # type: ignore[attr-defined]
+    expect(page.get_by_role("group", name="Trace file")).to_be_visible()
+    page.evaluate(CAPTURE_UPLOAD)
+    add_files(page, [tiny])
+    expect(page.get_by_role("alert").filter(has_text="tiny.json")).to_be_visible()  # the real file, read and refused
+
+
+FORGED_SAID = "1000000000 chunks of 10,000,000 bytes is more than a file of at most 200MB needs"
+
+
+def test_a_forged_chunk_stream_is_refused_in_the_page_and_nothing_is_kept(bare_page, in_process, tmp_path):
+    """H4: 30 chunks claiming a billion of them, sent by a script in the page (the review's steps)."""
+    forge_ready(bare_page, tmp_path)
+    bare_page.evaluate(FORGE_CHUNKS, [1, 30, 10**9, "x.json", 10**6])
+    refusal = bare_page.get_by_role("alert").filter(has_text="x.json: the upload was refused")
+    expect(refusal).to_contain_text(FORGED_SAID)
+    view = in_process.views[-1]
+    assert view.drop._file_buffer == {} and "x.json" not in view.drop.value
+
+
+def test_a_forged_chunk_stream_is_refused_on_the_courses_own_trace_page(page, tmp_path):
+    """The same stream to ``python -m app``'s page: refused there, said once, and the server logs no traceback."""
+    forge_ready(page, tmp_path)
+    page.evaluate(FORGE_CHUNKS, [1, 30, 10**9, "x.json", 10**6])
+    refusal = page.get_by_role("alert").filter(has_text="x.json: the upload was refused")
+    expect(refusal).to_contain_text(FORGED_SAID)
+    assert refusal.inner_text().count("the upload was refused") == 1
+
+
+def test_a_file_still_arriving_is_dropped_when_its_tab_closes(browser, in_process, tmp_path):
+    """The first chunk of three, within every limit, is held; closing the tab ends the session and drops it."""
+    context = browser.new_context()
+    opened = context.new_page()
+    opened.base_url = in_process.url  # type: ignore[attr-defined]
+    forge_ready(opened, tmp_path)
+    view = in_process.views[-1]
+    opened.evaluate(FORGE_CHUNKS, [1, 1, 3, "part.json", 10**6])
+    poll(lambda: len(view.drop._file_buffer.get("part.json", [])) == 1, page=opened, what="the first chunk held")
+    context.close()
+    poll(lambda: view.drop._file_buffer == {}, what="the file still arriving dropped as its session ended")

@@ -32,6 +32,7 @@ import panel.io.server as panel_server
 import panel.reactive as panel_reactive
 from bokeh.core.has_props import HasProps
 from panel.template.base import BasicTemplate
+from panel.widgets import FileDropper
 from param.parameterized import Parameter, ParameterizedMetaclass
 
 def library_functions():
@@ -52,6 +53,8 @@ def library_functions():
         "ParameterizedMetaclass.__init__": ParameterizedMetaclass.__init__,
         "Parameter.__getattribute__": Parameter.__dict__.get("__getattribute__"),
         "Parameter.__new__": Parameter.__dict__.get("__new__"),
+        "FileDropper._process_event": FileDropper._process_event,
+        "FileDropper._cleanup": FileDropper._cleanup,
     }
 """
 
@@ -119,6 +122,8 @@ print(json.dumps({
         "ParameterizedMetaclass.__init__",
         "Parameter.__getattribute__",
         "Parameter.__new__",
+        "FileDropper._process_event",
+        "FileDropper._cleanup",
     }
     assert said["again"] == []  # idempotent
 

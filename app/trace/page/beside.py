@@ -14,6 +14,7 @@ from app.trace import TraceError
 from app.trace.fit import fit_network, lab_settings, readable_settings
 from app.trace.page.shown import measured_window, ms
 from app.trace.report import tail_text
+from labs.timed import InvalidInput
 
 
 class ModelBeside:
@@ -40,8 +41,13 @@ class ModelBeside:
         settings = readable_settings(lab_settings(source, fit))  # as the fields show them, and read back
         model = self.lab.model
         model.reset()
-        for name in ("layers", "first_bucket_cap", "bucket_cap", "ranks", "bandwidth", "latency", "iteration"):
-            model.apply(name, settings[name])
+        try:
+            for name in ("layers", "first_bucket_cap", "bucket_cap", "ranks", "bandwidth", "latency", "iteration"):
+                model.apply(name, settings[name])
+        except InvalidInput as refusal:  # the run is larger than the lab models (more ranks than its field takes)
+            model.reset()
+            self.comparison.object = f'<p role="alert">The model cannot be filled in: {html.escape(str(refusal))}</p>'
+            return
         self._compare()
 
     def _compare(self, *_events: object) -> None:

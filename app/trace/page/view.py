@@ -2,7 +2,9 @@
 
 One :class:`TraceView` per session. Files arrive through Panel's ``FileDropper`` (chunked, so a
 100 MB trace never has to fit in one websocket message), are parsed from memory by
-:mod:`app.trace` in a worker thread (the event loop keeps serving other students meanwhile), and
+:mod:`app.trace` in the trace readers' own threads (:data:`app.web.background.TRACE_POOL`: two files at a
+time per process, the others wait and the page says "Waiting"; the event loop and the class database's
+threads keep serving other students meanwhile), and
 live only in this session's objects: nothing is written to disk, and closing the tab frees them.
 """
 
@@ -20,6 +22,7 @@ from panel.viewable import Viewer
 
 from app.trace import TraceError
 from app.trace.page.beside import ModelBeside
+from app.trace.page.inputs import dropper, rank_picker, reading_text
 from app.trace.page.sample import SAMPLE_FILES, sample_traces
 from app.trace.page.shown import (
     GANTT_KEYS,
@@ -33,22 +36,21 @@ from app.trace.page.shown import (
 )
 from app.trace.parse import RankTrace
 from app.trace.ranks import RunTimeline, combine_ranks
+from app.trace.reader import MAX_WORLD
 from app.trace.summary import summarize
 from app.trace.timeline import StepTimeline
-from app.web.background import in_worker_thread
+from app.upstream.upload_limits import on_refused
+from app.web.background import TRACE_POOL, TRACE_WORKERS, in_worker_thread
 from labs.ui import stylesheet
 from labs.ui.live_readout import LiveReadout
 from labs.ui.palette import WHITE
 from labs.ui.region import NamedRegion
 from labs.ui.styles import CONTROL_CSS
 
-MAX_FILE = "200MB"
 DROPPED_FILE_CSS = stylesheet(Path(__file__).parent / "assets" / "dropped_file.css", compact=True)
 """FilePond draws each dropped file's size and status line at half opacity, white on grey, under WCAG's
 4.5:1 (axe: color-contrast); at full opacity they read like the file's name. Once a file has arrived
 its panel turns green, FilePond's own green, where white text is 3.6:1; the course's done green is 6.3:1."""
-MAX_WORLD = 65_536
-"""The largest world size the page takes (more ranks than any DDP run a trace comes from)."""
 PROMPT = "Drop one trace file per rank to read its buckets, or load the sample trace."
 SAMPLE_PROMPT = "Press Load the sample trace to read its buckets."
 GANTT_KEY = (
@@ -79,14 +81,9 @@ class TraceView(ModelBeside, Viewer):
         self.prompt = PROMPT if self.own_files else SAMPLE_PROMPT
         self.sample = pn.widgets.Button(label="Load the sample trace", color="primary", stylesheets=[CONTROL_CSS])
         self.sample.on_click(lambda _event: self.load_sample())
-        self.drop = pn.widgets.FileDropper(
-            multiple=True,
-            max_file_size=MAX_FILE,
-            accepted_filetypes=[".json", ".gz", "application/json", "application/gzip"],
-            sizing_mode="stretch_width",
-            stylesheets=[DROPPED_FILE_CSS],
-        )
+        self.drop = dropper([DROPPED_FILE_CSS])
         self.drop.param.watch(self._dropped, "value")
+        on_refused(self.drop, self._upload_refused)
         self.steps = pn.widgets.Select(label="Step", options={}, disabled=True, width=260)
         self.steps.param.watch(self._step_chosen, "value")
         self.status = LiveReadout(self.prompt)
@@ -112,6 +109,9 @@ class TraceView(ModelBeside, Viewer):
         self._parsed: dict[str, RankTrace] = {}  # by file name, as in the dropper's list
         self._problems: dict[str, str] = {}  # by file name: why it could not be read
         self._reading: set[str] = set()
+        self._sent: dict[str, object] = {}  # by file name: the bytes being read, as the dropper holds them
+        self._queued: set[str] = set()  # of those, the files waiting for a free reader (TRACE_POOL is full)
+        self._refused: dict[str, str] = {}  # by file name: why its upload was refused
         self._shown = ""  # the readout's figures as last shown
         self._listed: list[str] = []  # the files read, in the dropper's order
         self._given: dict[str, int] = {}  # by file name: the rank its reader chose, for a file without one
@@ -189,24 +189,33 @@ class TraceView(ModelBeside, Viewer):
 
         FileDropper reports each file as its last chunk lands, so two files dropped together arrive as
         two events, and a file removed from the list as a third. The page always shows the files in
-        the list: new bytes are parsed in a worker thread and then blanked, so a session keeps its
-        parsed events but not the raw file. Everything that changes the page runs under the
-        document's lock (here, and in :meth:`_read_done`), so its messages leave in order.
+        the list: new bytes are parsed in the trace pool and blanked once read, so a session keeps its
+        parsed events but not the raw file, and a file waiting to be read counts against the bytes its
+        dropper may hold (:data:`~app.trace.page.inputs.MAX_HELD`, kept on the server). Everything that
+        changes the page runs under the document's lock (here, and in :meth:`_read_done`), so its
+        messages leave in order.
         """
         files = self.drop.value
         new = {name: data for name, data in files.items() if data and name not in self._reading}
-        for name in new:
-            files[name] = b""  # the bytes go once read; the name stays, as in the dropper's list
+        for name, data in new.items():
+            self._sent[name] = data  # blanked once read (the name stays, as in the dropper's list)
             self._reading.add(name)
             self._parsed.pop(name, None)
             self._problems.pop(name, None)
-        if self._reading:
-            waiting = len(self._reading)
-            self.status.show(f"Reading {waiting} file{'s' * (waiting != 1)}…", busy=True)
+            self._refused.pop(name, None)
+        self._say_reading()
         for name, data in new.items():  # all marked first: without a server the reads finish right here
             raw = data if isinstance(data, bytes) else bytes(data, "utf-8")
-            in_worker_thread(partial(read_file, raw, name), partial(self._read_done, name))
+            if TRACE_POOL.full():
+                self._queued.add(name)  # until its reader starts (_read_started)
+            in_worker_thread(
+                partial(read_file, raw, name),
+                partial(self._read_done, name),
+                pool=TRACE_POOL,
+                started=partial(self._read_started, name),
+            )
         if new or self._reading:
+            self._say_reading()
             return  # the last file to finish shows them all
         listed = list(files)
         for name in set(self._parsed) - set(listed):
@@ -215,9 +224,25 @@ class TraceView(ModelBeside, Viewer):
             del self._problems[name]
         for name in set(listed) - set(self._parsed) - set(self._problems):
             self._problems[name] = f"{name}: the file is empty; nothing else changed."
-        self.message = " ".join(self._problems[name] for name in listed if name in self._problems)
+        said = [self._problems[name] for name in listed if name in self._problems]
+        self.message = " ".join(said + list(self._refused.values()))
         self._listed = [name for name in listed if name in self._parsed]
         self._assemble()
+
+    def _say_reading(self) -> None:
+        """While files are read: how many, or that they wait for one of the server's trace readers."""
+        if self._reading:
+            self.status.show(reading_text(len(self._reading), len(self._queued), TRACE_WORKERS), busy=True)
+
+    def _read_started(self, name: str) -> None:
+        """A file left the trace readers' queue: its reading begins."""
+        self._queued.discard(name)
+        self._say_reading()
+
+    def _upload_refused(self, name: str, said: str) -> None:
+        """The server refused a file's upload (:mod:`app.upstream.upload_limits`): the alert says so at once."""
+        self._refused[name] = f"{said}; nothing else changed."
+        self.alert.object = alert_html(" ".join(filter(None, [self.message, self._refused[name]])))
 
     def load_sample(self) -> None:
         """Show the course's sample trace (:mod:`app.trace.page.sample`) in place of any files.
@@ -234,7 +259,7 @@ class TraceView(ModelBeside, Viewer):
     def clear(self) -> None:
         """Show nothing read: the invitation, no step, no picture, no tables."""
         self._parsed, self._problems, self._given, self._listed = {}, {}, {}, []
-        self._summarized, self._shown, self.message = [], "", ""
+        self._summarized, self._shown, self.message, self._refused = [], "", "", {}
         with pn.io.hold():
             self.traces = []
             self.step = None
@@ -247,6 +272,9 @@ class TraceView(ModelBeside, Viewer):
     def _read_done(self, name: str, outcome: RankTrace | str) -> None:
         """One file parsed (or refused): keep it, then read what arrived meanwhile or show the list."""
         self._reading.discard(name)
+        self._queued.discard(name)
+        if self.drop.value.get(name) is self._sent.pop(name, None):  # not a newer copy dropped meanwhile
+            self.drop.value[name] = b""
         if isinstance(outcome, RankTrace):
             self._parsed[name] = outcome
         else:
@@ -288,14 +316,13 @@ class TraceView(ModelBeside, Viewer):
             trace = trace.with_world_size(world)
         return trace
 
-    def _rank_picker(self, name: str, world: int) -> pn.widgets.Select:
-        options = {"not said yet": -1, **{f"rank {r}": r for r in range(world)}}
-        picker = pn.widgets.Select(label=f"Rank of {name}", options=options, value=self._given.get(name, -1), width=260)
+    def _rank_picker(self, name: str, world: int) -> pn.widgets.Select | pn.widgets.IntInput:
+        picker = rank_picker(name, world, self._given.get(name))
         picker.param.watch(lambda event, name=name: self._rank_given(name, event.new), "value")
         return picker
 
-    def _rank_given(self, name: str, rank: int) -> None:
-        if rank < 0:
+    def _rank_given(self, name: str, rank: int | None) -> None:
+        if rank is None or rank < 0:
             self._given.pop(name, None)
         else:
             self._given[name] = rank
