@@ -91,17 +91,17 @@ def _drop_and_read(url: str, paths: list[Path], wanted: str, before_drop: str = 
             if before_drop:
                 page.evaluate(before_drop)
             group.locator("input[type=file]").set_input_files([str(path) for path in paths])
+            # The page's alerts are inside Bokeh's shadow roots: a role locator reaches them, body text does not.
+            said = page.get_by_role("region", name="Trace").get_by_role("alert").filter(has_text=wanted)
             deadline = time.monotonic() + TEXT_TIMEOUT_MS / 1000
-            text = ""
             while time.monotonic() < deadline:
                 try:
-                    text = page.locator("body").inner_text(timeout=5000)
+                    if said.count():
+                        return said.first.inner_text(timeout=5000)
                 except PlaywrightError:  # the page itself busy (a huge list drawn): ask again
                     continue
-                if wanted in text:
-                    break
                 page.wait_for_timeout(250)
-            return text if wanted in text else f"(not seen) {text[-200:]}"
+            return "(no alert saying so)"
         finally:
             browser.close()
 
