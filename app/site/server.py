@@ -26,7 +26,7 @@ from app.site.sessions import counted, enable_session_reuse, warm_up, warm_up_pa
 from app.site.urls import NotFoundHandler, url_rules
 from app.trace.page import trace
 from app.upstream import routes_first
-from app.web import frame_headers, serving_settings, share
+from app.web import frame_headers, security_headers, serving_settings, share
 from app.web.delivery import compression
 from app.web.frame_headers import EMBED_LESSON
 
@@ -209,9 +209,9 @@ def main(argv: list[str] | None = None) -> None:
             check_unused_sessions_milliseconds=int(args.check_unused_sessions * 1000),
             # a Tornado setting: gzip the pages' HTML (static files: app.web.delivery.compression)
             compress_response=True,
-            # Tornado's transforms, as its Application takes them: that gzip, then who may frame which page,
-            # set on every response (app.web.frame_headers)
-            transforms=[GZipContentEncoding, frame_headers.transform(args.embed_from)],
+            # Tornado's transforms, as its Application takes them, in order: the security headers on every
+            # response and the pages' script nonces (app.web.security_headers), then that gzip
+            transforms=[security_headers.transform(args.embed_from), GZipContentEncoding],
             **serving_settings.WEBSOCKET_COMPRESSION,  # the Bokeh document deflated on the websocket
         )
     except OSError as error:
