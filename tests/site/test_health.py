@@ -33,8 +33,17 @@ def request_from(peer: str, **headers: str) -> HTTPServerRequest:
 
 @pytest.mark.parametrize(
     ("address", "loopback"),
-    [("127.0.0.1", True), ("127.3.2.1", True), ("::1", True), ("::ffff:127.0.0.1", True), ("192.0.2.2", False),
-     ("10.0.0.1", False), ("fd00::2", False), ("", False), ("not an address", False)],
+    [
+        ("127.0.0.1", True),
+        ("127.3.2.1", True),
+        ("::1", True),
+        ("::ffff:127.0.0.1", True),
+        ("192.0.2.2", False),
+        ("10.0.0.1", False),
+        ("fd00::2", False),
+        ("", False),
+        ("not an address", False),
+    ],
 )
 def test_loopback_addresses(address, loopback):
     assert is_loopback(address) is loopback
