@@ -1,14 +1,26 @@
-"""``GET /healthz``: whether this app process is ready, and how many sessions it holds."""
+"""``GET /healthz``: whether this app process is ready; how many sessions it holds, for this machine alone.
+
+Anyone may ask whether the process is ready (a load balancer, Kubernetes, nginx): they get
+``{"status": "ok"}`` (HTTP 200) or ``{"status": "starting"}`` (HTTP 503) and nothing more. The
+details (pid, sessions, library fixes, the collector's counts, ``?frozen=1``'s walk) are for
+whoever runs the server: a request whose socket's peer is this machine (a loopback address, not
+what a header says) and that no proxy forwarded (no ``X-Real-IP``, ``X-Forwarded-For`` or
+``Forwarded``: nginx on this machine forwards students from anywhere), or one carrying the
+instructor token as ``Authorization: Bearer <token>`` (:func:`shows_details`).
+"""
 
 from __future__ import annotations
 
 import gc
+import ipaddress
 import json
 import os
 
+from tornado.httputil import HTTPServerRequest
 from tornado.web import RequestHandler
 
 from app import upstream
+from app.classroom import token_matches
 from app.site.sessions import BuildCounter
 from app.upstream.collector import Collector
 from app.upstream.task_timer import TaskTimer
@@ -35,8 +47,60 @@ def live_objects() -> dict[str, int]:
     return counts
 
 
+FORWARDING_HEADERS = ("X-Real-IP", "X-Forwarded-For", "Forwarded")
+"""Headers a proxy adds (deploy/nginx.conf sets the first two): a request carrying one came from elsewhere."""
+
+
+def peer_address(request: HTTPServerRequest) -> str:
+    """The address of the socket's other end, whatever ``X-Real-IP`` or Tornado's ``xheaders`` say.
+
+    Parameters
+    ----------
+    request : tornado.httputil.HTTPServerRequest
+        The request.
+
+    Returns
+    -------
+    str
+        For example ``"127.0.0.1"`` or ``"::1"``; ``""`` for a Unix socket or an unknown peer.
+    """
+    address = getattr(getattr(request.connection, "context", None), "address", None)
+    return str(address[0]) if isinstance(address, tuple) and address else ""
+
+
+def is_loopback(address: str) -> bool:
+    """Whether ``address`` is this machine's loopback (127.0.0.0/8, ``::1``, IPv4-mapped too)."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    mapped = getattr(ip, "ipv4_mapped", None)
+    return (mapped or ip).is_loopback
+
+
+def shows_details(request: HTTPServerRequest) -> bool:
+    """Whether ``/healthz`` may show this request its details (see the module's docstring).
+
+    Parameters
+    ----------
+    request : tornado.httputil.HTTPServerRequest
+        The request.
+
+    Returns
+    -------
+    bool
+        True for a request from this machine that no proxy forwarded, or with the instructor token
+        as a Bearer header; False otherwise.
+    """
+    scheme, _, given = (request.headers.get("Authorization") or "").partition(" ")
+    if scheme.lower() == "bearer" and token_matches(given.strip()):
+        return True
+    forwarded = any(name in request.headers for name in FORWARDING_HEADERS)
+    return not forwarded and is_loopback(peer_address(request))
+
+
 class HealthHandler(RequestHandler):
-    """Answer load balancers and probes with JSON.
+    """Answer load balancers and probes with JSON; the details only where :func:`shows_details` says.
 
     ``status`` is ``"ok"`` (HTTP 200) once the process has built its cached pages, ``"starting"``
     (HTTP 503) before. ``sessions`` counts sessions with a live websocket; ``held`` every session
@@ -49,7 +113,13 @@ class HealthHandler(RequestHandler):
     """
 
     def get(self) -> None:
-        """Write the health report."""
+        """Write the health report: the status alone, or the details for this machine (:func:`shows_details`)."""
+        self.set_status(200 if BuildCounter.ready else 503)
+        self.set_header("Content-Type", "application/json")
+        self.set_header("Cache-Control", "no-store")
+        if not shows_details(self.request):
+            self.write(json.dumps({"status": "ok" if BuildCounter.ready else "starting"}))
+            return
         contexts = self.application.applications.values()  # BokehTornado's public ApplicationContext per route
         sessions = [session for context in contexts for session in context.sessions]
         report = {
@@ -72,7 +142,4 @@ class HealthHandler(RequestHandler):
                 report["objects"] = live_objects()
             if self.get_argument("reset", None) == "1":
                 TaskTimer.reset()
-        self.set_status(200 if BuildCounter.ready else 503)
-        self.set_header("Content-Type", "application/json")
-        self.set_header("Cache-Control", "no-store")
         self.write(json.dumps(report))

@@ -19,7 +19,7 @@ from app.classroom.http import ClassDataHandler
 from app.course.catalog import import_every_view
 from app.course.content import SpecError
 from app.course.library import lessons
-from app.site import components
+from app.site import capacity, components
 from app.site.health import HealthHandler
 from app.site.pages import index, instructor, lesson
 from app.site.pages.lab import embed_routes, lab_routes
@@ -27,7 +27,7 @@ from app.site.sessions import counted, enable_session_reuse, warm_up, warm_up_pa
 from app.site.urls import NotFoundHandler, url_rules
 from app.trace.page import trace
 from app.upstream import routes_first
-from app.web import frame_headers, serving_settings, session_signing, share
+from app.web import frame_headers, security_headers, serving_settings, session_signing, share
 from app.web.delivery import compression
 from app.web.frame_headers import EMBED_LESSON
 
@@ -70,6 +70,7 @@ def _bounded(kind: type, low: float, high: float, what: str):
 _port = _bounded(int, 0, 65535, "a port number; use 1-65535 (0: any free port)")
 _processes = _bounded(int, 0, 256, "a number of processes; use 1 or more (0: one per core)")
 _seconds = _bounded(float, 1, 86_400, "a number of seconds from 1 to 86400")
+_sessions = _bounded(int, 0, 1_000_000, "a number of sessions; use 1 or more (0: no cap)")
 
 
 def _origins(text: str) -> str:
@@ -89,7 +90,10 @@ def _public_url(text: str) -> str:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    """Read the command line (and ``PORT``, ``ADDRESS``, ``ALLOW_WEBSOCKET_ORIGIN``, ``EMBED_FROM``, ``PUBLIC_URL``).
+    """Read the command line (and the environment's ``PORT``, ``ADDRESS``, ``EMBED_FROM``, ``MAX_SESSIONS``, …).
+
+    The environment also gives ``ALLOW_WEBSOCKET_ORIGIN``, ``PUBLIC_URL``, ``UNUSED_SESSION_LIFETIME``,
+    ``CHECK_UNUSED_SESSIONS`` and ``CLASS_DB``.
 
     Parameters
     ----------
@@ -127,6 +131,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=_seconds,
         default=os.environ.get("CHECK_UNUSED_SESSIONS", "10"),
         help="How often, in seconds, closed sessions are looked for and freed (default 10).",
+    )
+    parser.add_argument(
+        "--max-sessions",
+        type=_sessions,
+        default=os.environ.get(capacity.MAX_SESSIONS_ENV, str(capacity.DEFAULT_MAX_SESSIONS)),
+        help=(
+            f"Live sessions this process holds (default {capacity.DEFAULT_MAX_SESSIONS}; 0: no cap); past it a "
+            "student gets a 'course is full, try again in a minute' page (HTTP 503), not a slow page."
+        ),
     )
     parser.add_argument(
         "--class-db",
@@ -227,9 +240,9 @@ def main(argv: list[str] | None = None) -> None:
             check_unused_sessions_milliseconds=int(args.check_unused_sessions * 1000),
             # a Tornado setting: gzip the pages' HTML (static files: app.web.delivery.compression)
             compress_response=True,
-            # Tornado's transforms, as its Application takes them: that gzip, then who may frame which page,
-            # set on every response (app.web.frame_headers)
-            transforms=[GZipContentEncoding, frame_headers.transform(args.embed_from)],
+            # Tornado's transforms, as its Application takes them, in order: the security headers on every
+            # response and the pages' script nonces (app.web.security_headers), then that gzip
+            transforms=[security_headers.transform(args.embed_from), GZipContentEncoding],
             **serving_settings.WEBSOCKET_COMPRESSION,  # the Bokeh document deflated on the websocket
             **session_signing.serve_options(secret),  # a forged session token is refused (app.web.session_signing)
             use_xheaders=args.use_xheaders,
@@ -239,7 +252,9 @@ def main(argv: list[str] | None = None) -> None:
             sys.exit(f"Cannot start: port {args.port} is in use; stop what uses it or pick another with --port.")
         sys.exit(f"Cannot start on {args.address}:{args.port}: {error.strerror or error}")
     # Tried before Panel's routes where app.upstream.routes_first is installed; else Bokeh's routes alone answer.
-    routes_first.add_first(server, url_rules() + compression.ROUTES)
+    # The session cap after the 404 rules (an unknown id is a 404 even when full) (app.site.capacity).
+    rules = url_rules() + capacity.cap_rules(server, args.max_sessions, pages) + compression.ROUTES
+    routes_first.add_first(server, rules)
     server.io_loop.asyncio_loop.set_exception_handler(ignore_closed_websockets)
     server.start()
     own = "127.0.0.1" if args.address in ("", "0.0.0.0", "::") else args.address

@@ -6,21 +6,20 @@
 - ``/instructor`` and its data (``/instructor/...``) may be framed by no one
   (``frame-ancestors 'none'`` and, for browsers without CSP, ``X-Frame-Options: DENY``): a page
   that frames the instructor's view could trick the instructor into clicking Reveal;
-- every other page keeps the headers it had.
+- every other page (the index, lessons, labs, /trace, a 404) may be framed by the course's own
+  pages and by the sites ``--embed-from`` names one by one, never by any site (``*`` opens the
+  /embed pages alone), so that no other site can frame Lock or Share and trick a click.
 
-The headers are set on every response for those paths, whichever handler answers (Panel's page,
-the class's data, a 404), by one Tornado output transform added to the application
-(one of ``tornado.web.Application``'s ``transforms``, like Tornado's own gzip): no
-handler of Panel's or Bokeh's is changed. The class's data handler (``app.classroom.http``) also
-sets :data:`NO_FRAMING` itself, for ``panel serve``, which runs no such transform.
+The headers are set on every response, whichever handler answers (Panel's page, the class's
+data, a 404), by :mod:`app.web.security_headers`' Tornado output transform, with the rest of
+the page's Content-Security-Policy: no handler of Panel's or Bokeh's is changed. The class's data
+handler (``app.classroom.http``) also sets :data:`NO_FRAMING` itself, for ``panel serve``, which
+runs no such transform.
 """
 
 from __future__ import annotations
 
 import re
-
-from tornado.httputil import HTTPHeaders, HTTPServerRequest
-from tornado.web import OutputTransform
 
 EMBED_PREFIX = "/embed/"
 EMBED_LESSON = EMBED_PREFIX + "lesson"
@@ -63,8 +62,48 @@ def parse_origins(text: str) -> str:
     return " ".join(sources)
 
 
+def named_origins(embed_from: str) -> list[str]:
+    """The sites ``--embed-from`` names one by one: its sources without ``*``, ``'none'`` and ``'self'``.
+
+    Parameters
+    ----------
+    embed_from : str
+        The ``frame-ancestors`` sources for embed pages (:func:`parse_origins`).
+
+    Returns
+    -------
+    list of str
+        For example ``["https://course.example.edu"]``; empty for ``*`` (the default) or ``'none'``.
+    """
+    return [source for source in embed_from.split() if source not in (ANY_ORIGIN, "'none'", "'self'")]
+
+
+def frame_ancestors(path: str, embed_from: str) -> str:
+    """The ``frame-ancestors`` sources of a response for ``path``.
+
+    Parameters
+    ----------
+    path : str
+        The request's path.
+    embed_from : str
+        The ``frame-ancestors`` sources for embed pages (:func:`parse_origins`).
+
+    Returns
+    -------
+    str
+        ``embed_from`` itself under ``/embed/``; ``'none'`` for ``/instructor`` and its data; for every
+        other page ``'self'`` and the sites ``--embed-from`` names (never ``*``: a course site may show a
+        lesson in a frame, any site may not).
+    """
+    if path.startswith(EMBED_PREFIX):
+        return embed_from
+    if path == INSTRUCTOR or path.startswith(INSTRUCTOR + "/"):
+        return "'none'"
+    return " ".join(["'self'", *named_origins(embed_from)])
+
+
 def frame_headers(path: str, embed_from: str) -> dict[str, str]:
-    """The framing headers a response for ``path`` gets (none for most pages).
+    """The framing headers a response for ``path`` gets.
 
     Parameters
     ----------
@@ -76,38 +115,14 @@ def frame_headers(path: str, embed_from: str) -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Header names and values to set.
+        ``Content-Security-Policy: frame-ancestors …`` (:func:`frame_ancestors`) and, where that
+        header says the same as ``X-Frame-Options`` can (``'none'``, or ``'self'`` alone), that
+        header too, for browsers without CSP.
     """
-    if path.startswith(EMBED_PREFIX):
-        return {"Content-Security-Policy": f"frame-ancestors {embed_from}"}
-    if path == INSTRUCTOR or path.startswith(INSTRUCTOR + "/"):
-        return dict(NO_FRAMING)
-    return {}
-
-
-def transform(embed_from: str = ANY_ORIGIN) -> type[OutputTransform]:
-    """The output transform that sets :func:`frame_headers` on each response (one of Tornado's ``transforms``).
-
-    Parameters
-    ----------
-    embed_from : str
-        The ``frame-ancestors`` sources for embed pages.
-
-    Returns
-    -------
-    type
-        A ``tornado.web.OutputTransform`` subclass (Tornado makes one per request).
-    """
-
-    class FrameHeaders(OutputTransform):
-        def __init__(self, request: HTTPServerRequest) -> None:
-            self.headers = frame_headers(request.path, embed_from)
-
-        def transform_first_chunk(
-            self, status_code: int, headers: HTTPHeaders, chunk: bytes, finishing: bool
-        ) -> tuple[int, HTTPHeaders, bytes]:
-            for name, value in self.headers.items():
-                headers[name] = value
-            return status_code, headers, chunk
-
-    return FrameHeaders
+    sources = frame_ancestors(path, embed_from)
+    headers = {"Content-Security-Policy": f"frame-ancestors {sources}"}
+    if sources == "'none'":
+        headers["X-Frame-Options"] = "DENY"
+    elif sources == "'self'":
+        headers["X-Frame-Options"] = "SAMEORIGIN"
+    return headers

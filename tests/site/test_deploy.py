@@ -319,10 +319,16 @@ _NO_PROXY = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
 
 def frame_policies(url: str) -> list[str]:
-    """Every ``Content-Security-Policy`` header of the answer to ``GET url``."""
+    """The ``frame-ancestors`` directive of every ``Content-Security-Policy`` header of the answer to ``GET url``."""
     with _NO_PROXY.open(url, timeout=30) as reply:
         assert reply.status == 200, url
-        return reply.headers.get_all("Content-Security-Policy") or []
+        policies = reply.headers.get_all("Content-Security-Policy") or []
+    return [
+        directive.strip()
+        for policy in policies
+        for directive in policy.split(";")
+        if directive.strip().startswith("frame-ancestors")
+    ]
 
 
 @pytest.mark.parametrize("how", ["--embed-from", "EMBED_FROM"])
@@ -356,9 +362,10 @@ def test_the_containers_command_takes_embed_from_as_compose_and_kubernetes_set_i
         if item["name"] == "EMBED_FROM"
     )
     origins = "https://course.example.edu,https://lms.example.edu"  # as OVERLAP_EMBED_FROM would fill compose's
-    for given, expected in (
-        (kubernetes, "frame-ancestors *"),
-        (origins, "frame-ancestors " + origins.replace(",", " ")),
+    named = origins.replace(",", " ")
+    for given, expected, page in (  # a whole page: the course itself and the sites named, never any site
+        (kubernetes, "frame-ancestors *", "frame-ancestors 'self'"),
+        (origins, f"frame-ancestors {named}", f"frame-ancestors 'self' {named}"),
     ):
         port = free_ports(1)[0]
         server = serve(
@@ -369,7 +376,7 @@ def test_the_containers_command_takes_embed_from_as_compose_and_kubernetes_set_i
         )
         try:
             assert frame_policies(f"{server.url}/embed/queue") == [expected]
-            assert frame_policies(f"{server.url}/queue") == []
+            assert frame_policies(f"{server.url}/queue") == [page]
         finally:
             server.process.terminate()
             server.process.wait(timeout=10)

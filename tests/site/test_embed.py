@@ -124,8 +124,20 @@ def test_frame_headers_per_path():
     denied = {"Content-Security-Policy": "frame-ancestors 'none'", "X-Frame-Options": "DENY"}
     for path in ("/instructor", "/instructor/export.csv", "/instructor/rounds.json"):
         assert frame_headers.frame_headers(path, origins) == denied
-    for path in ("/", "/queue", "/lesson", "/instructors", "/embed"):
-        assert frame_headers.frame_headers(path, origins) == {}
+    for path in ("/", "/queue", "/lesson", "/instructors", "/embed", "/trace", "/no/such/page"):
+        assert frame_headers.frame_headers(path, origins) == {
+            "Content-Security-Policy": "frame-ancestors 'self' https://a.example.edu"
+        }
+
+
+def test_pages_other_than_embed_are_never_framed_by_any_site():
+    """``--embed-from *`` (the default) opens the /embed pages to every site, never a whole lesson or lab."""
+    for path in ("/", "/lesson", "/queue", "/trace"):
+        assert frame_headers.frame_headers(path, "*") == {
+            "Content-Security-Policy": "frame-ancestors 'self'",
+            "X-Frame-Options": "SAMEORIGIN",
+        }
+    assert frame_headers.frame_headers("/embed/queue", "*") == {"Content-Security-Policy": "frame-ancestors *"}
 
 
 # -- the class's data alone, as panel serve's plugin routes it (no output transform) ------------
@@ -190,7 +202,7 @@ def test_with_the_class_off_the_handler_still_forbids_framing(bare_class_data):
 def test_embed_page_is_the_lab_in_a_bare_frame_any_site_may_show(live_server, lab):
     reply = fetch(f"{live_server.url}/embed/{lab.slug}")
     assert reply.status == 200
-    assert reply.headers["Content-Security-Policy"] == "frame-ancestors *"
+    assert framed_by(reply) == "*"
     assert "X-Frame-Options" not in reply.headers
     assert f"<title>{lab.title}</title>" in reply.body
     assert "<header" not in reply.body, "no site header on an embedded lab"
@@ -203,7 +215,7 @@ def test_an_embedded_exercise_is_in_a_bare_frame_any_site_may_show(live_server, 
     lesson = next(lesson for lesson in LESSONS if exercise in lesson.exercises)
     reply = fetch(f"{live_server.url}/embed/lesson?id={lesson.slug}&exercise={exercise.id}")
     assert reply.status == 200
-    assert reply.headers["Content-Security-Policy"] == "frame-ancestors *"
+    assert framed_by(reply) == "*"
     assert f"<title>{lesson.title}</title>" in reply.body
     assert "<header" not in reply.body
 
@@ -213,7 +225,7 @@ def test_an_embedded_exercise_of_an_unknown_lesson_is_the_lesson_404(live_server
     for query in (f"id=no-such-lesson&exercise={exercise}", f"exercise={exercise}", ""):
         reply = fetch(f"{live_server.url}/embed/lesson?{query}")
         assert_course_404(reply, "No such lesson")
-        assert reply.headers["Content-Security-Policy"] == "frame-ancestors *"
+        assert framed_by(reply) == "*"
 
 
 def test_an_unknown_exercise_of_an_embedded_lesson_lists_the_lessons_exercises(live_server):
@@ -232,16 +244,25 @@ def test_an_unknown_exercise_of_an_embedded_lesson_lists_the_lessons_exercises(l
 @pytest.mark.parametrize("path", ["/instructor", "/instructor/export.csv", "/instructor/rounds.json"])
 def test_instructor_pages_may_not_be_framed(live_server, path):
     reply = fetch(live_server.url + path)
-    assert reply.headers["Content-Security-Policy"] == "frame-ancestors 'none'"
+    assert framed_by(reply) == "'none'"
     assert reply.headers["X-Frame-Options"] == "DENY"
 
 
 @pytest.mark.parametrize("path", ["/", "/queue", "/lab?id=queue", "/lesson?id=" + load_lessons()[0].slug, "/trace"])
-def test_other_pages_keep_their_headers(live_server, path):
+def test_other_pages_may_be_framed_by_the_course_alone(live_server, path):
+    """With ``--embed-from`` left at ``*`` (any site may frame /embed), a whole page is framed by no other site."""
     reply = fetch(live_server.url + path)
     assert reply.status == 200
-    assert "Content-Security-Policy" not in reply.headers
-    assert "X-Frame-Options" not in reply.headers
+    assert framed_by(reply) == "'self'"
+    assert reply.headers["X-Frame-Options"] == "SAMEORIGIN"
+
+
+def framed_by(reply) -> str:
+    """The ``frame-ancestors`` sources of a reply's Content-Security-Policy (exactly one such directive)."""
+    policy = reply.headers["Content-Security-Policy"]
+    found = [part.strip() for part in policy.split(";") if part.strip().startswith("frame-ancestors ")]
+    assert len(found) == 1, policy
+    return found[0].removeprefix("frame-ancestors ")
 
 
 def test_an_unknown_embedded_lab_is_the_lab_404(live_server):

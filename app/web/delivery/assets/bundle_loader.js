@@ -12,6 +12,9 @@
 // If a bundle cannot be loaded (a dropped connection), the page says so in an alert at the top of
 // <main> and asks for a reload: nothing of the page would work without it.
 (function (early, late, steps, failure) {
+  // The page's Content-Security-Policy runs inline code only with the response's nonce
+  // (app/web/security_headers.py): the code this loader runs carries the nonce it came with.
+  const nonce = (document.currentScript && document.currentScript.nonce) || ""
   const rels = document.createElement("link").relList
   // A browser without <link rel=preload> would never say that a file has arrived: it is asked for
   // each bundle by its script element alone, one after the other.
@@ -30,6 +33,7 @@
   }
   function ran(step) {
     const script = document.createElement("script")
+    if (nonce) script.nonce = nonce
     if (step.code !== undefined) {
       script.text = step.code
       document.head.appendChild(script)
