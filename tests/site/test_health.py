@@ -13,7 +13,8 @@ from types import SimpleNamespace
 import pytest
 from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 
-from app.classroom import TOKEN_ENV
+from app.classroom import TOKEN_ENV, signin
+from app.classroom.limits import SIGN_IN_FAILURES_PER_ADDRESS, SignInLimiter
 from app.site.health import is_loopback, shows_details
 from devtools.ports import free_port
 from tests.conftest import LiveServer, serve
@@ -62,7 +63,15 @@ def test_details_for_this_machine_unless_a_proxy_forwarded_the_request(monkeypat
     assert not shows_details(request_from("192.0.2.2", **{"X-Real-IP": "127.0.0.1"}))
 
 
-def test_details_with_the_instructor_token_from_anywhere(monkeypatch):
+@pytest.fixture
+def fresh_limit(monkeypatch) -> SignInLimiter:
+    """The process's sign-in limiter, new for the test (it is shared by every try in a process)."""
+    limit = SignInLimiter()
+    monkeypatch.setattr(signin, "LIMIT", limit)
+    return limit
+
+
+def test_details_with_the_instructor_token_from_anywhere(monkeypatch, fresh_limit):
     monkeypatch.setenv(TOKEN_ENV, TOKEN)
     assert shows_details(request_from("192.0.2.2", Authorization=f"Bearer {TOKEN}"))
     assert shows_details(request_from("127.0.0.1", **{"X-Real-IP": "1.2.3.4", "Authorization": f"bearer {TOKEN}"}))
@@ -70,6 +79,17 @@ def test_details_with_the_instructor_token_from_anywhere(monkeypatch):
     assert not shows_details(request_from("192.0.2.2", Authorization=f"Basic {TOKEN}"))
     monkeypatch.delenv(TOKEN_ENV)
     assert not shows_details(request_from("192.0.2.2", Authorization="Bearer "))
+
+
+def test_token_guesses_on_healthz_are_limited_and_logged_as_sign_in_tries(monkeypatch, fresh_limit, caplog):
+    """A Bearer header on /healthz is a try at the instructor token: the sign-in limit holds here too."""
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    for guess in range(SIGN_IN_FAILURES_PER_ADDRESS):
+        assert not shows_details(request_from("192.0.2.9", Authorization=f"Bearer guess-{guess}"))
+    assert not shows_details(request_from("192.0.2.9", Authorization=f"Bearer {TOKEN}"))  # refused unchecked
+    assert shows_details(request_from("192.0.2.10", Authorization=f"Bearer {TOKEN}"))  # another address
+    assert "instructor sign-in failed from 192.0.2.9 on /healthz" in caplog.text
+    assert "guess-" not in caplog.text and TOKEN not in caplog.text
 
 
 # -- a real server, listening on every address ---------------------------------------------------
