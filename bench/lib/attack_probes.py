@@ -172,21 +172,25 @@ async def session_flood(target: Target, client: AsyncHTTPClient, sessions: int =
     attack = asyncio.gather(*(one() for _ in range(sessions)), return_exceptions=True)
     await asyncio.sleep(0.5)
     victim = RawSession(target.base_url, LESSON_PATH, client)
+    victim_s = float("inf")
     try:
         await victim.open(120)
         await usable(victim, 120)
         victim_s = victim.timings["usable"] - victim.timings["start"]
         said = f"a student's lesson usable after {victim_s:.1f} s"
-    except (HTTPClientError, ProtocolFailure, OSError, TimeoutError) as error:
+    except HTTPClientError as error:
+        full = error.code == 503
+        said = "a student got the 'full' page at once" if full else f"a student's lesson got HTTP {error.code}"
+        victim_s = 0.0 if full else victim_s
+    except (ProtocolFailure, OSError, TimeoutError) as error:
         said = f"a student's lesson did NOT open: {type(error).__name__}"
-        victim_s = float("inf")
     await attack
     opened = sessions - refused
     took = time.perf_counter() - started
     for session in flood:
         await session.close()
     await victim.close()
-    # Held: the server refused part of the flood (a cap, a rate) and the student still got in.
+    # Held: the server refused part of the flood (a cap, a rate), and a student got in or was told at once.
     held = victim_s != float("inf") and refused > 0
     return Verdict(held, f"{opened} of {sessions} flood sessions opened in {took:.1f} s; {said}")
 
