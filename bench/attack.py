@@ -70,11 +70,11 @@ async def watch(server: AppServer, client, into: Watch, stop: asyncio.Event) -> 
                 into.latencies_ms.append((time.perf_counter() - started) * 1000)
             else:
                 into.failures += 1
-        except OSError:
+        except Exception:  # noqa: BLE001 - a refused or dropped connection (the server ended): counted, not fatal
             into.failures += 1
         try:
             into.rss_mb.append(procfs.rss_mb(server.pid))
-        except OSError:
+        except (OSError, ValueError):  # the process is gone
             pass
         try:
             await asyncio.wait_for(stop.wait(), 0.2)
