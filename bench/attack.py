@@ -74,7 +74,7 @@ async def watch(server: AppServer, client, into: Watch, stop: asyncio.Event) -> 
             into.failures += 1
         try:
             into.rss_mb.append(procfs.rss_mb(server.pid))
-        except (OSError, ValueError):  # the process is gone
+        except (OSError, ValueError, LookupError):  # the process is gone
             pass
         try:
             await asyncio.wait_for(stop.wait(), 0.2)
@@ -111,7 +111,7 @@ async def run_all(cwd: Path | None, names: list[str]) -> dict[str, tuple[Verdict
                 target = Target(server.base_url, token, database, alive, server.pid, Path(folder))
                 client, watcher = http_client(200), http_client(2)
                 seen, stop = Watch(), asyncio.Event()
-                before = procfs.rss_mb(server.pid)
+                before = procfs.rss_mb(server.pid)  # the server runs: a probe that ended it was followed by a new one
                 watching = asyncio.ensure_future(watch(server, watcher, seen, stop))
                 try:
                     verdict = await PROBES[name](target, client)

@@ -165,7 +165,10 @@ async def forged_chunks(target: Target, client: object, chunks: int = 30) -> Ver
                 browser.close()
 
     said = await asyncio.to_thread(forge)
-    grew = procfs.rss_mb(target.pid) - before
+    try:
+        grew = procfs.rss_mb(target.pid) - before
+    except LookupError:  # the server ended
+        return Verdict(False, f"{chunks} forged 10 MB chunks: the server ENDED ({said})")
     return Verdict(said == "sent" and grew < 100, f"{chunks} forged 10 MB chunks: RSS +{grew:.0f} MB ({said})")
 
 
