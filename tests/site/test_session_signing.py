@@ -8,6 +8,7 @@ import re
 import sys
 import urllib.request
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from bokeh.util.token import generate_jwt_token, get_session_id, get_token_payload
@@ -52,13 +53,22 @@ async def first_message(base_url: str, path: str, token: str) -> str | None:
     return frame if isinstance(frame, str) else None
 
 
+def first_message_of(base_url: str, path: str, token: str) -> str | None:
+    """:func:`first_message`, run on an event loop of its own in another thread.
+
+    Playwright's sync API keeps an event loop running in this thread once a browser test has run.
+    """
+    with ThreadPoolExecutor(max_workers=1) as worker:
+        return worker.submit(asyncio.run, first_message(base_url, path, token)).result()
+
+
 def msgtype(frame: str | None) -> str | None:
     return None if frame is None else json.loads(frame).get("msgtype")
 
 
 def test_the_servers_own_token_is_answered(signed_server: LiveServer) -> None:
     token = page_token(signed_server.url + "/queue")
-    assert msgtype(asyncio.run(first_message(signed_server.url, "/queue", token))) == "ACK"
+    assert msgtype(first_message_of(signed_server.url, "/queue", token)) == "ACK"
 
 
 @pytest.mark.parametrize("forged", ["unsigned", "other key"])
@@ -71,7 +81,7 @@ def test_a_forged_token_for_a_real_session_id_is_refused(signed_server: LiveServ
     token = generate_jwt_token(
         session_id, secret_key=key, signed=key is not None, extra_payload=payload, expiration=3600
     )
-    assert msgtype(asyncio.run(first_message(signed_server.url, "/queue", token))) is None
+    assert msgtype(first_message_of(signed_server.url, "/queue", token)) is None
     assert signed_server.process.poll() is None
 
 
