@@ -85,6 +85,22 @@ def serve_readme_panel(tmp_path_factory: pytest.TempPathFactory, folder: str) ->
         server.process.wait(timeout=10)
 
 
+def serve_with_class(tmp_path_factory: pytest.TempPathFactory, name: str, token: str) -> Iterator[LiveServer]:
+    """``python -m app`` with a SQLite class database of its own and ``token`` as the instructor's, on a free port.
+
+    For a module-scoped fixture: ``yield from serve_with_class(tmp_path_factory, "votes", TOKEN)``.
+    """
+    folder = tmp_path_factory.mktemp(name)
+    port = free_port()
+    command = [sys.executable, "-m", "app", "--port", str(port), "--class-db", f"sqlite:///{folder / 'class.db'}"]
+    server = serve(command, port, folder / "server.log", env={"INSTRUCTOR_TOKEN": token})
+    try:
+        yield server
+    finally:
+        server.process.terminate()
+        server.process.wait(timeout=10)
+
+
 @pytest.fixture(scope="session")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
     port = free_port()

@@ -8,17 +8,15 @@ reveal nothing about the class reaches a student's page: not on the page and not
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from app.course.content import load_lessons
-from devtools.ports import free_port
 from labs.queue.model import QueueModel
 from labs.timed import format_number
-from tests.conftest import LiveServer, serve
+from tests.conftest import LiveServer, serve_with_class
 from tests.student import step_until, type_value
 
 pytestmark = pytest.mark.browser
@@ -30,13 +28,7 @@ EXERCISE = LESSON.exercise("growth")
 
 @pytest.fixture(scope="module")
 def class_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    folder = tmp_path_factory.mktemp("class")
-    port = free_port()
-    command = [sys.executable, "-m", "app", "--port", str(port), "--class-db", f"sqlite:///{folder / 'class.db'}"]
-    server = serve(command, port, folder / "server.log", env={"INSTRUCTOR_TOKEN": TOKEN})
-    yield server
-    server.process.terminate()
-    server.process.wait(timeout=10)
+    yield from serve_with_class(tmp_path_factory, "class", TOKEN)
 
 
 class Visitor:

@@ -9,7 +9,6 @@ can. The class keeps the one vote of the first id.
 from __future__ import annotations
 
 import json
-import sys
 import urllib.request
 from collections.abc import Iterator
 
@@ -17,8 +16,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from app.course.content import load_lessons
-from devtools.ports import free_port
-from tests.conftest import LiveServer, serve
+from tests.conftest import LiveServer, serve_with_class
 
 pytestmark = pytest.mark.browser
 
@@ -54,13 +52,7 @@ FLOOD = """(count) => {
 
 @pytest.fixture(scope="module")
 def class_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    folder = tmp_path_factory.mktemp("votes")
-    port = free_port()
-    command = [sys.executable, "-m", "app", "--port", str(port), "--class-db", f"sqlite:///{folder / 'class.db'}"]
-    server = serve(command, port, folder / "server.log", env={"INSTRUCTOR_TOKEN": TOKEN})
-    yield server
-    server.process.terminate()
-    server.process.wait(timeout=10)
+    yield from serve_with_class(tmp_path_factory, "votes", TOKEN)
 
 
 def rounds(server: LiveServer) -> list[dict]:

@@ -8,7 +8,6 @@ not checked, and the data over HTTP from the same address answers 429 too.
 from __future__ import annotations
 
 import re
-import sys
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -17,8 +16,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from app.classroom.limits import SIGN_IN_FAILURES_PER_ADDRESS
-from devtools.ports import free_port
-from tests.conftest import LiveServer, serve
+from tests.conftest import LiveServer, serve_with_class
 
 pytestmark = pytest.mark.browser
 
@@ -27,13 +25,7 @@ TOKEN = "a-test-token-for-the-sign-in-limit"
 
 @pytest.fixture(scope="module")
 def class_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    folder = tmp_path_factory.mktemp("signin")
-    port = free_port()
-    command = [sys.executable, "-m", "app", "--port", str(port), "--class-db", f"sqlite:///{folder / 'class.db'}"]
-    server = serve(command, port, folder / "server.log", env={"INSTRUCTOR_TOKEN": TOKEN})
-    yield server
-    server.process.terminate()
-    server.process.wait(timeout=10)
+    yield from serve_with_class(tmp_path_factory, "signin", TOKEN)
 
 
 def test_tries_from_many_tabs_count_together_and_http_shares_the_limit(browser: Browser, class_server):

@@ -24,7 +24,7 @@ from app.classroom.instructor_view import InstructorView
 from app.classroom.limits import SIGN_IN_FAILURES_PER_ADDRESS, SIGN_IN_WINDOW_S, SignInLimiter
 from app.classroom.store import ClassStore
 from devtools.ports import free_port
-from tests.conftest import ROOT, LiveServer, serve
+from tests.conftest import ROOT, LiveServer, serve_with_class
 from tests.tornado_thread import serving
 
 TOKEN = "a-strong-test-token-for-sign-in"
@@ -43,13 +43,7 @@ def fetch(url: str, token: str | None) -> tuple[int, dict[str, str], str]:
 
 @pytest.fixture(scope="module")
 def class_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    folder = tmp_path_factory.mktemp("signin")
-    port = free_port()
-    command = [sys.executable, "-m", "app", "--port", str(port), "--class-db", f"sqlite:///{folder / 'class.db'}"]
-    server = serve(command, port, folder / "server.log", env={"INSTRUCTOR_TOKEN": TOKEN})
-    yield server
-    server.process.terminate()
-    server.process.wait(timeout=10)
+    yield from serve_with_class(tmp_path_factory, "signin", TOKEN)
 
 
 def test_two_hundred_wrong_bearer_guesses_are_throttled_and_logged_with_the_address(class_server):
