@@ -11,6 +11,8 @@ import gzip
 import json
 import time
 import zlib
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from bench.lib.attack_probes import Target, Verdict, lesson_session, stored_votes
@@ -76,9 +78,9 @@ def expansion_bomb(folder: Path, copies: int = 6, mib: int = 1000) -> list[Path]
     return paths
 
 
-def _drop_and_read(url: str, paths: list[Path], wanted: str, before_drop: str = "") -> str:
-    """Open /trace, drop ``paths``, and return the trace region's text once it holds ``wanted`` (or what it holds)."""
-    from playwright.sync_api import Error as PlaywrightError
+@contextmanager
+def trace_page(url: str, before_drop: str = "", paths: Sequence[Path] = ()) -> Iterator[object]:
+    """A Chromium page on ``url``/trace with ``before_drop`` run and ``paths`` dropped; the browser closed after."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
@@ -91,19 +93,27 @@ def _drop_and_read(url: str, paths: list[Path], wanted: str, before_drop: str = 
             if before_drop:
                 page.evaluate(before_drop)
             group.locator("input[type=file]").set_input_files([str(path) for path in paths])
-            # The page's alerts are inside Bokeh's shadow roots: a role locator reaches them, body text does not.
-            said = page.get_by_role("region", name="Trace").get_by_role("alert").filter(has_text=wanted)
-            deadline = time.monotonic() + TEXT_TIMEOUT_MS / 1000
-            while time.monotonic() < deadline:
-                try:
-                    if said.count():
-                        return said.first.inner_text(timeout=5000)
-                except PlaywrightError:  # the page itself busy (a huge list drawn): ask again
-                    continue
-                page.wait_for_timeout(250)
-            return "(no alert saying so)"
+            yield page
         finally:
             browser.close()
+
+
+def _drop_and_read(url: str, paths: list[Path], wanted: str) -> str:
+    """Open /trace, drop ``paths``, and return the alert saying ``wanted`` once it shows (or that none did)."""
+    from playwright.sync_api import Error as PlaywrightError
+
+    with trace_page(url, paths=paths) as page:
+        # The page's alerts are inside Bokeh's shadow roots: a role locator reaches them, body text does not.
+        said = page.get_by_role("region", name="Trace").get_by_role("alert").filter(has_text=wanted)
+        deadline = time.monotonic() + TEXT_TIMEOUT_MS / 1000
+        while time.monotonic() < deadline:
+            try:
+                if said.count():
+                    return said.first.inner_text(timeout=5000)
+            except PlaywrightError:  # the page itself busy (a huge list drawn): ask again
+                continue
+            page.wait_for_timeout(250)
+        return "(no alert saying so)"
 
 
 async def world_size(target: Target, client: object) -> Verdict:
@@ -146,23 +156,11 @@ async def forged_chunks(target: Target, client: object, chunks: int = 30) -> Ver
     before = procfs.rss_mb(target.pid)
 
     def forge() -> str:
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as playwright:
-            browser = launch(playwright)
-            try:
-                page = browser.new_page()
-                page.goto(f"{target.base_url}/trace")
-                group = page.get_by_role("group", name="Trace file")
-                group.wait_for()
-                page.evaluate(CAPTURE_UPLOAD)
-                group.locator("input[type=file]").set_input_files([str(tiny)])
-                page.wait_for_function("() => !!window.__overlapUpload", timeout=TEXT_TIMEOUT_MS)
-                said = page.evaluate(FORGE_CHUNKS, [chunks, 10_000_000])
-                page.wait_for_timeout(3000)  # the last chunks reach the server
-                return said
-            finally:
-                browser.close()
+        with trace_page(target.base_url, CAPTURE_UPLOAD, [tiny]) as page:
+            page.wait_for_function("() => !!window.__overlapUpload", timeout=TEXT_TIMEOUT_MS)
+            said = page.evaluate(FORGE_CHUNKS, [chunks, 10_000_000])
+            page.wait_for_timeout(3000)  # the last chunks reach the server
+            return said
 
     said = await asyncio.to_thread(forge)
     try:
