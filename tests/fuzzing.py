@@ -38,6 +38,7 @@ from playwright.sync_api import Locator, Page
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from app.course.content import Exercise, load_lessons
+from app.course.exercise_range import prediction_range
 from labs.numbers import NotANumber, format_number, parse_number
 from labs.queue.model import QueueModel
 from labs.roofline.model import RooflineModel
@@ -872,17 +873,20 @@ class Fuzzer:
         return "do the exercise"
 
     def check_lock(self, text: str) -> None:
-        """A locked prediction shows as the fields show numbers; a refused one says why."""
+        """A locked prediction shows as the fields show numbers; a refused one (not a number, or a number
+        outside what the exercise can give: app.course.exercise_range) says why."""
         try:
             value: float | None = parse_number(text)
         except NotANumber:
             value = None
+        low, high = prediction_range(self.exercise)
+        refused = value is None or not low <= value <= high
         seen: dict = {}
 
         def shown() -> bool:
             shot = seen["shot"] = self.snapshot(f"Exercise: {self.exercise.title}")
             box = seen["box"] = next((v for k, v in shot["fields"].items() if k.startswith("Your prediction")), None)
-            if value is None:
+            if refused:
                 return any(a.startswith("Your prediction") for a in shot["alerts"])
             if shot["buttons"].get("Lock prediction", True):
                 return False
@@ -896,7 +900,7 @@ class Fuzzer:
                 f"[{self.exercise.title}] prediction {text[:30]!r}: "
                 f"field {str(seen['box'])[:30]!r}, alerts {seen['shot']['alerts']}"
             )
-        elif value is None:
+        elif refused:
             self.tally.refusals += 1
 
 
