@@ -240,3 +240,37 @@ def test_pending_counts_stay_between_one_and_every_bucket(cap, bandwidth, group,
     t = when * m.horizon
     assert 0 <= m.completed_at(t) <= m.completed
     assert m.completed_at(m.horizon) == m.completed == m.bucket_count
+
+
+# ----- the view ----------------------------------------------------------------------------------------
+
+
+def test_the_ring_line_shows_the_link_and_hides_while_an_exercise_conceals_what_it_gives_away():
+    from labs.timeline.view import RING_LINE_HIDDEN, TimelineLab
+
+    lab = TimelineLab(model=TimelineModel(machine_ranks=4, bandwidth=12.5))
+    assert lab.ring_words() == "The ring runs at 12.5 GB/s: its slowest link, between machines."
+    lab.model.apply("nccl_group", True)
+    assert "counts as complete when the last one ends" in lab.ring_words()
+    for hidden in ("exposed", "step_time", "ring_bandwidth", "pending_max", "completed"):
+        lab.param.update(conceal=True, hidden_quantity=hidden)
+        assert lab.ring_words() == RING_LINE_HIDDEN
+        assert "12.5" not in lab.ring_note.object and "GB/s" not in lab.ring_note.object
+    lab.param.update(conceal=True, hidden_quantity="bucket_count")
+    assert "12.5 GB/s" in lab.ring_note.object
+    lab.conceal = False
+    assert "12.5 GB/s" in lab.ring_note.object
+
+
+def test_the_new_controls_sit_in_their_panels_and_follow_reset():
+    from labs.timeline.view import TimelineLab
+
+    lab = TimelineLab()
+    stage = lab.__panel__()
+    assert {"machine_ranks", "intra_bandwidth", "ring_note", "nccl_group", "progress"} <= set(stage.keys)
+    assert {f.control for f in lab.fields} >= {"machine_ranks", "intra_bandwidth"}
+    lab.model.apply("progress", MPI_NO_PROGRESS)
+    lab.model.apply("nccl_group", True)
+    assert lab.choosers["progress"].value == MPI_NO_PROGRESS and lab.switches["nccl_group"].value is True
+    lab.model.reset()
+    assert lab.choosers["progress"].value == NCCL and lab.switches["nccl_group"].value is False
