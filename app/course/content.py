@@ -21,6 +21,7 @@ import yaml
 from app.course import variants
 from app.course.catalog import LabKind, lab_kinds
 from app.course.spec import LABEL_MAX, Exercise, Lesson, Mistake, SpecError, Step
+from app.course.variant_text import stray_numbers
 from labs.timed import InvalidInput, format_number
 
 CONTENT_DIR = Path(os.environ.get("OVERLAP_CONTENT_DIR", Path(__file__).resolve().parents[2] / "content"))
@@ -220,8 +221,18 @@ def _with_numbers(path: Path, exercise: Exercise) -> Exercise:
 
     An exercise without placeholders, rules or ``vary`` is returned as it is (nothing runs).
     """
-    needs_model = exercise.vary or any(m.rule or m.as_if for m in exercise.mistakes) or any(
-        "{" in text for text in (exercise.prompt, exercise.explanation, *(m.reasoning for m in exercise.mistakes))
+    needs_model = (
+        exercise.vary
+        or any(m.rule or m.as_if for m in exercise.mistakes)
+        or any(
+            "{" in text
+            for text in (
+                exercise.title,
+                exercise.prompt,
+                exercise.explanation,
+                *(m.reasoning for m in exercise.mistakes),
+            )
+        )
     )
     if not needs_model:
         return exercise
@@ -246,6 +257,7 @@ def _with_numbers(path: Path, exercise: Exercise) -> Exercise:
             mistakes.append(replace(mistake, reasoning=filled))
         exercise = replace(
             exercise,
+            title=variants.fill(exercise.title, names),
             prompt=variants.fill(exercise.prompt, names),
             explanation=variants.fill(exercise.explanation, names),
             mistakes=tuple(mistakes),
@@ -355,7 +367,7 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
     for name in required:
         if name not in data:
             raise SpecError(path, "is missing", exercise_id, name)
-    known = {"id", "lab", "mistakes", "tolerance", "vary", *required}
+    known = {"id", "lab", "mistakes", "tolerance", "vary", "constants", "ideas", *required}
     for name in data:
         if name not in known:
             raise SpecError(path, f"unknown field; known: {', '.join(sorted(known))}", exercise_id, name)
@@ -421,9 +433,10 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
         unit = _text(path, exercise_id, "prediction.unit", prediction["unit"])
     prompt_text = _text(path, exercise_id, "prediction.prompt", prediction["prompt"])
     explanation = _text(path, exercise_id, "explanation", data["explanation"])
+    title = _text(path, exercise_id, "title", data["title"])
     exercise = Exercise(
         id=exercise_id,
-        title=_text(path, exercise_id, "title", data["title"]),
+        title=title,
         lab=lab_name,
         steps=steps,
         prompt=prompt_text,
@@ -438,10 +451,43 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
         vary=() if is_choice else _vary(path, exercise_id, data.get("vary"), steps),
         prompt_template=prompt_text,
         explanation_template=explanation,
+        title_template=title,
+        constants=_numbers_list(path, exercise_id, "constants", data.get("constants")),
+        ideas=_ideas(path, exercise_id, data.get("ideas")),
     )
     if is_choice and data.get("vary") is not None:
         raise SpecError(path, "a choice exercise does not vary its numbers", exercise_id, "vary")
+    for field, number in stray_numbers(exercise):
+        raise SpecError(
+            path,
+            f"carries the number {format_number(number, exact=True)}, which a variant would leave stale: write it "
+            "as a {placeholder} over the variant's numbers, or list it in constants if no variant changes it",
+            exercise_id,
+            field,
+        )
     return _with_numbers(path, exercise)
+
+
+def _numbers_list(path: Path, exercise: str, name: str, raw: object) -> tuple[float, ...]:
+    """A list of numbers (``constants``); none when the field is left out."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise SpecError(path, f"must be a list of numbers, not {raw!r}", exercise, name)
+    return tuple(_number(path, exercise, f"{name}[{i}]", value) for i, value in enumerate(raw))
+
+
+IDEA_COUNT = 46
+"""How many ideas ``../shared/seed-coverage.md`` numbers (1 to 46)."""
+
+
+def _ideas(path: Path, exercise: str, raw: object) -> tuple[int, ...]:
+    """``ideas``: the numbers of the source texts' ideas the exercise predicts, each 1 to :data:`IDEA_COUNT`."""
+    numbers = _numbers_list(path, exercise, "ideas", raw)
+    for index, number in enumerate(numbers):
+        if number != int(number) or not 1 <= number <= IDEA_COUNT:
+            raise SpecError(path, f"must be whole numbers from 1 to {IDEA_COUNT}", exercise, f"ideas[{index}]")
+    return tuple(dict.fromkeys(int(number) for number in numbers))
 
 
 def slug_of(path: Path) -> str:

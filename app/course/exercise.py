@@ -249,6 +249,7 @@ class ExerciseRunner(Viewer):
         whole = seed if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**53 else 0
         self._retries += 1
         self.exercise = asked_with_new_numbers(self.written, whole, self._retries)
+        self.card.label = f"Exercise: {self.exercise.title}"  # a variant's title has its own numbers
         self.start()
 
     def set_up(self) -> None:

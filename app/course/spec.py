@@ -131,6 +131,12 @@ class Exercise:
     """The explanation as written, with placeholders."""
     variant: tuple[tuple[str, float], ...] = ()
     """For a variant, the varied controls' values; empty for the exercise as the lesson writes it."""
+    title_template: str = ""
+    """The title as written, with ``{...}`` placeholders (``title`` is it filled for these numbers)."""
+    constants: tuple[float, ...] = ()
+    """The numbers a varying exercise's text may carry as written: the same in every variant."""
+    ideas: tuple[int, ...] = ()
+    """The source texts' ideas this exercise asks the student to predict (``../shared/seed-coverage.md``)."""
 
     def choice_text(self, value: float) -> str:
         """The text of the choice with index ``value`` (a choice exercise's prediction or reading)."""

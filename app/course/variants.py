@@ -261,6 +261,7 @@ def variant(exercise: Exercise, values: Mapping[str, float]) -> Exercise:
         mistakes.append(replace(mistake, answer=wrong, reasoning=fill(mistake.template, {**names, "mistake": wrong})))
     return replace(
         shaped,
+        title=fill(exercise.title_template or exercise.title, names),
         prompt=fill(exercise.prompt_template, names),
         explanation=fill(exercise.explanation_template, names),
         answer=answer,

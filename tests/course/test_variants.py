@@ -213,6 +213,7 @@ def test_new_numbers_are_offered_after_a_verdict_and_ask_the_same_question_again
     asked = runner.exercise
     assert asked.variant and runner.active and not runner.locked and runner.card.retry_label == ""
     assert runner.card.steps_html != before and html_text(asked.prompt) in runner.card.steps_html
+    assert runner.card.label == f"Exercise: {asked.title}" and html_text(asked.title) in runner.card.steps_html
     wanted = dict(asked.variant)
     assert runner.card.setup_label, "the setup is offered again, with the new numbers"
     runner.card.receive({"action": "setup"})
