@@ -120,9 +120,7 @@ class OverCap(Matcher):
     def held(self, now: float) -> int:
         """Live sessions plus websockets let through in the last :data:`PENDING_S` s and not connected yet."""
         live = {session.id for session in self.server.get_sessions() if session.connection_count > 0}
-        self.pending = {
-            key: when for key, when in self.pending.items() if now - when < PENDING_S and key not in live
-        }
+        self.pending = {key: when for key, when in self.pending.items() if now - when < PENDING_S and key not in live}
         return len(live) + len(self.pending)
 
     def match(self, request: HTTPServerRequest) -> dict | None:

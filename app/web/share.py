@@ -46,6 +46,9 @@ SHARE_CSS = inline("""
 .share-panel { margin-top: 8px; padding: 4px 12px; max-width: 44rem; box-sizing: border-box;
   border: 1px solid var(--ol-input-edge); border-radius: 6px; background: var(--ol-white); color: var(--ol-navy); }
 .share-panel[hidden] { display: none; }
+.share.over { position: relative; }
+.share.over .share-panel { position: absolute; z-index: 30; left: 0; top: 100%; width: min(44rem, calc(100vw - 24px));
+  box-shadow: 0 4px 12px rgba(0, 0, 0, 0.25); }
 .share-field { display: flex; flex-wrap: wrap; gap: 4px 8px; align-items: flex-end; margin: 8px 0; }
 .share-field label { flex: 1 0 100%; font-size: 0.9rem; }
 .share-field input, .share-field textarea { flex: 1 1 14rem; min-width: 0; min-height: 44px; box-sizing: border-box;
@@ -183,8 +186,8 @@ def exercise_paths(lesson: str, exercise: str) -> tuple[str, str]:
 class ShareButton(JSComponent):
     """A "Share" button and the panel it opens: the link and the embed code, each with a copy button."""
 
-    link = param.String(default="", constant=True, doc="The shared page, relative to the course's root.")
-    embed = param.String(default="", constant=True, doc="Its embed page, relative to the root; '' for none.")
+    link = param.String(default="", doc="The shared page, relative to the course's root (with a lab's settings).")
+    embed = param.String(default="", doc="Its embed page, relative to the root (the same settings); '' for none.")
     frame_title = param.String(default="", constant=True, doc="The <iframe>'s title, e.g. 'Queue lab'.")
     base = param.String(default="", constant=True, doc="The public URL; '' for the page's own address.")
     heading_html = param.String(

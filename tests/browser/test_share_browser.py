@@ -160,3 +160,32 @@ def test_on_a_phone_the_open_share_panel_fits_the_screen(phone: Page, live_serve
                   mainBox: document.getElementById("main").clientWidth})"""
     )
     assert widths["page"] <= 375 and widths["main"] <= widths["mainBox"], widths  # no sideways scrolling
+
+
+def test_a_lab_link_carries_the_labs_settings_and_share_opens_over_the_picture(page: Page, live_server):
+    """Issue 63: Share gave plain /queue whatever was set, and its panel pushed the picture 235 px down."""
+    page.goto(f"{live_server.url}/queue?arrival_rate=3&service_rate=abc&not_a_control=1")
+    lab = page.get_by_role("region", name="Queue lab")
+    expect(lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value("3")  # from the link
+    expect(lab.get_by_role("textbox", name="Service rate μ")).to_have_value("2")  # refused: kept
+    expect(page.get_by_role("alert").filter(has_text="cannot take")).to_contain_text("Service rate μ: 'abc'")
+    picture = lab.get_by_role("img").first
+    before = picture.bounding_box()
+    panel = open_share(page.get_by_role("main"))
+    assert picture.bounding_box() == before, "the open panel moved the picture"
+    expect(panel.get_by_role("textbox", name="Link")).to_have_value(f"{live_server.url}/queue?arrival_rate=3")
+    page.keyboard.press("Escape")
+    box = lab.get_by_role("textbox", name="Service rate μ")
+    box.fill("5")
+    box.press("Enter")
+    expect(box).to_have_value("5")
+    shared = f"{live_server.url}/queue?arrival_rate=3&service_rate=5"
+    panel = open_share(page.get_by_role("main"))
+    expect(panel.get_by_role("textbox", name="Link")).to_have_value(shared)
+    assert snippet_src(panel.get_by_role("textbox", name="Embed code").input_value()) == shared.replace(
+        "/queue?", "/embed/queue?"
+    )
+    page.goto(shared)
+    expect(lab.get_by_role("textbox", name="Service rate μ")).to_have_value("5")
+    expect(lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value("3")
+    expect(page.get_by_role("alert").filter(has_text="cannot take")).to_have_count(0)

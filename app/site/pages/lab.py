@@ -14,9 +14,10 @@ import html
 import panel as pn
 
 from app.course.library import query_param
+from app.site.lab_link import apply_link_settings, with_settings
 from app.site.not_found import missing_lab_html
 from app.web.frame_headers import EMBED_PREFIX
-from app.web.share import ShareButton
+from app.web.share import ShareButton, lab_paths
 from app.web.shell import deferred, page
 from labs.registry import LabRegistration, registrations
 
@@ -42,7 +43,13 @@ def build_lab_page(lab: LabRegistration, embed: bool = False) -> pn.template.bas
     # (e.g. labs.ui.playback.PlaybackState) imported by then, and the deferred lab needs them. Without
     # this the first lab page a fresh `panel serve` process serves fails to show its lab.
     lab.view_class()
-    view = deferred(lab.page_view, sizing_mode="stretch_width")
+    shares: list[ShareButton] = []  # the heading's Share button, once the page has made it
+
+    def heading(heading_html: str) -> ShareButton:
+        shares.append(ShareButton.heading(lab.slug, lab.title)(heading_html))
+        return shares[-1]
+
+    view = deferred(lambda: lab_from_link(lab, shares), sizing_mode="stretch_width")
     if embed:
         # Relative, so it holds behind a proxy serving the course under a path of its own; a new tab,
         # so the site that frames the lab stays where it is.
@@ -50,7 +57,46 @@ def build_lab_page(lab: LabRegistration, embed: bool = False) -> pn.template.bas
         return page(lab.title, view, extra_html=link, back=False, bare=True)
     # The picture first, as on /embed/<slug>: the heading, then the intro folded under one line (on a
     # phone it ran to 11 lines above the picture), then the Share button and the lab.
-    return page(lab.title, view, extra_html=intro_html(lab.intro), heading=ShareButton.heading(lab.slug, lab.title))
+    return page(lab.title, view, extra_html=intro_html(lab.intro), heading=heading)
+
+
+def lab_from_link(lab: LabRegistration, shares: list[ShareButton]) -> object:
+    """The lab for this session with the settings its link gives, and its Share link following them.
+
+    Parameters
+    ----------
+    lab : LabRegistration
+        The lab.
+    shares : list of ShareButton
+        The page's Share button (none on an embed page): its link and embed code carry the lab's
+        settings as they change (:func:`app.site.lab_link.with_settings`).
+
+    Returns
+    -------
+    object
+        The lab's view, under an alert naming each setting of the link the lab refused.
+    """
+    view = lab.page_view()
+    model = view.model
+    refusals = apply_link_settings(model, pn.state.session_args or {})
+    if shares:
+        link, embed = lab_paths(lab.slug)
+
+        def follow(*_events: object) -> None:
+            shares[0].param.update(link=with_settings(link, model), embed=with_settings(embed, model))
+
+        model.param.watch(follow, list(model.controls))
+        follow()
+    if not refusals:
+        return view
+    said = "".join(f"<li>{html.escape(refusal)}</li>" for refusal in refusals)
+    alert = pn.pane.HTML(
+        f'<div role="alert" class="field-error"><p>This link asks for settings the lab cannot take; '
+        f"it kept its own for these:</p><ul>{said}</ul></div>",
+        sizing_mode="stretch_width",
+        margin=(0, 10),
+    )
+    return pn.Column(alert, view, sizing_mode="stretch_width")
 
 
 INTRO_SUMMARY = "About this lab"

@@ -97,8 +97,9 @@ function shareWidget(options) {
   toggle.setAttribute("aria-controls", panel.id)
   box.append(toggle, panel)
 
+  const now = (value) => (typeof value === "function" ? value() : value)  // a lab's link follows its settings
   const fill = () => {
-    const shared = shareAddresses(options.base || window.location.href, options.link, options.embed, options.title)
+    const shared = shareAddresses(options.base || window.location.href, now(options.link), now(options.embed), options.title)
     const status = document.createElement("p")
     status.className = "share-status"
     status.setAttribute("role", "status")
@@ -114,7 +115,7 @@ function shareWidget(options) {
     panel.replaceChildren(...rows, status)
   }
   const open = (show) => {
-    if (show && !panel.firstChild) fill()
+    if (show) fill()  // the addresses as they are now: a lab's settings may have changed since
     panel.hidden = !show
     toggle.setAttribute("aria-expanded", String(show))
   }
@@ -129,10 +130,14 @@ function shareWidget(options) {
 }
 
 // A lab page's heading (trusted HTML from the server) with its Share button under it: ShareButton's view.
+// Its panel opens over the page (the lab's picture under it does not move) and carries the lab's
+// settings as they are when it opens (model.link and model.embed follow them on the server).
 function shareHeading(model) {
   const box = document.createElement("div")
   box.innerHTML = model.heading_html
-  box.append(shareWidget({ link: model.link, embed: model.embed, title: model.frame_title, base: model.base }))
+  const widget = shareWidget({ link: () => model.link, embed: () => model.embed, title: model.frame_title, base: model.base })
+  widget.classList.add("over")
+  box.append(widget)
   return box
 }
 
