@@ -11,7 +11,32 @@
 let counter = 0
 
 // A list (a card's choices) arrives as a new array with every message: compare what it holds.
-const same = (a, b) => a === b || (Array.isArray(a) && Array.isArray(b) && JSON.stringify(a) === JSON.stringify(b))
+const same = (a, b) =>
+  a === b || (typeof a === "object" && typeof b === "object" && a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b))
+
+// The running exercise, kept for a reload: its id in the URL (the lesson's deep link, written with
+// history.replaceState) and its state (card.resume: variant, retries, setup, locked prediction) in the
+// tab's sessionStorage, which a phone keeps for a tab it discards. One entry per tab: the last exercise run.
+const RUNNING_KEY = "overlap-lab-running-v1"
+const lessonId = () => new URLSearchParams(window.location.search).get("id") || ""
+
+function rememberRunning(state) {
+  if (!state || !state.exercise) return
+  try { window.sessionStorage.setItem(RUNNING_KEY, JSON.stringify({ ...state, lesson: lessonId() })) } catch (error) {}
+  const url = new URL(window.location.href)
+  if (url.searchParams.get("exercise") === state.exercise) return
+  url.searchParams.set("exercise", state.exercise)
+  try { window.history.replaceState(window.history.state, "", url) } catch (error) {}
+}
+
+// What this tab kept for ``state``'s exercise, if a reload interrupted more than its start (a variant,
+// the setup, a lock); null otherwise.
+function keptRunning(state) {
+  let kept = null
+  try { kept = JSON.parse(window.sessionStorage.getItem(RUNNING_KEY) || "null") } catch (error) {}
+  if (!kept || typeof kept !== "object" || kept.lesson !== lessonId() || kept.exercise !== state.exercise) return null
+  return kept.variant || kept.setup || kept.locked ? kept : null
+}
 
 function drawCard(send, shareBase) {
   const id = `prediction-${Date.now().toString(36)}-${counter++}`
@@ -235,7 +260,8 @@ function drawCard(send, shareBase) {
       // only from nowhere (the page's body): a control the student is using keeps it (Step, Play).
       if (verdict) requestAnimationFrame(() => {
         const box = feedback.getBoundingClientRect()
-        if (box.top < 0 || box.bottom > window.innerHeight) feedback.scrollIntoView({ block: "nearest" })
+        const [top, bottom] = visibleArea(section.getRootNode())
+        if (box.top < top || box.bottom > bottom) feedback.scrollIntoView({ block: "nearest" })
         const active = document.activeElement
         if (!active || active === document.body) feedback.focus({ preventScroll: true })
       })
@@ -250,6 +276,7 @@ function drawCard(send, shareBase) {
       classLine.hidden = !card.class_html
     },
     scroll_into_view: () => {},
+    resume: () => { if (drawn) rememberRunning(card.resume) },  // the first values: see show()
     share: () => {
       if (shareBox) shareBox.remove()
       shareBox = null
@@ -270,9 +297,29 @@ function drawCard(send, shareBase) {
       const redraw = draw[name]
       if (redraw) redraw()
     })
+    if (!drawn && card.resume && card.resume.exercise) {
+      // The page opened on a running exercise (a reload, or a tab the phone discarded): ask the
+      // server to bring back what this tab kept of it, or keep what the server says it is now.
+      const kept = !card.locked && keptRunning(card.resume)
+      if (kept) send({ action: "resume", state: kept })
+      else rememberRunning(card.resume)
+    }
     drawn = true
   }
   return { section, show, card, dock, fillHead }
+}
+
+// The part of the window the student sees: below the course's fixed top bar (the top of the scrolling
+// area, #main) and above a docked card. A line above the bar's bottom edge is under the bar, not on screen.
+function visibleArea(root = document) {
+  const main = document.getElementById("main")
+  const area = main ? main.getBoundingClientRect() : null
+  let top = area ? Math.max(0, area.top) : 0
+  let bottom = area ? Math.min(window.innerHeight, area.bottom) : window.innerHeight
+  const dock = root.querySelector("section.docked .dock")  // the cards share the lesson's shadow root
+  if (dock) bottom = Math.min(bottom, dock.getBoundingClientRect().top)
+  if (bottom <= top) [top, bottom] = [0, window.innerHeight]
+  return [top, bottom]
 }
 
 // The sentence of a prompt that asks (the last with a question mark, else the last), and whether any
