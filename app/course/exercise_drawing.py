@@ -28,6 +28,7 @@ def card_fields(runner: ExerciseRunner) -> dict[str, Any]:
         "setup_label": setup_label(runner),
         "retry_label": RETRY_LABEL if runner.active and runner.finished and runner.written.vary else "",
         "class_html": class_html(runner),
+        "class_news": class_news(runner),
         "resume": resume_state(runner),
         **feedback(runner),
     }
@@ -85,6 +86,13 @@ def class_html(runner: ExerciseRunner) -> str:
     if runner.class_result:
         lines.append(runner.class_result)
     return "".join(f"<p>{html.escape(line)}</p>" for line in lines if line)
+
+
+def class_news(runner: ExerciseRunner) -> str:
+    """The line a docked card shows when the class moves: a new round's note, else the revealed result."""
+    if runner.classroom is None:
+        return ""
+    return runner.class_note if runner.new_round else runner.class_result
 
 
 def steps_html(runner: ExerciseRunner) -> str:

@@ -119,12 +119,21 @@ function drawCard(send, shareBase) {
   // screen while docked (its role="alert" is what a screen reader hears; this copy is for the eye).
   const headNotice = document.createElement("p")
   headNotice.className = "dock-notice field-error"
+  // What the class did (a reveal, a new round), on the docked student's screen: the card's class line,
+  // a polite live region, is above the screen then (a screen reader hears that one; this copy is for the eye).
+  const headClass = document.createElement("p")
+  headClass.className = "dock-class"
+  const classResult = document.createElement("button")
+  classResult.type = "button"
+  classResult.className = "whole-question"
+  classResult.textContent = "Show the class's result"
+  classResult.addEventListener("click", () => classLine.scrollIntoView({ block: "center" }))
   const tail = document.createElement("div")
   tail.className = "dock-head"
   tail.setAttribute("aria-hidden", "true")
   head.append(headTitle, headPrompt, headAsk)
-  tail.append(headNext, headNotice)
-  dock.append(head, wholeQuestion, tail, setup, form)
+  tail.append(headClass, headNext, headNotice)
+  dock.append(head, wholeQuestion, tail, classResult, setup, form)
   // The head repeats the card's words only while docked: no second copy of the question otherwise.
   const fillHead = () => {
     const docked = section.classList.contains("docked")
@@ -274,6 +283,10 @@ function drawCard(send, shareBase) {
     class_html: () => {
       classLine.innerHTML = card.class_html
       classLine.hidden = !card.class_html
+    },
+    class_news: () => {
+      headClass.textContent = card.class_news
+      headClass.hidden = classResult.hidden = !card.class_news
     },
     scroll_into_view: () => {},
     resume: () => { if (drawn) rememberRunning(card.resume) },  // the first values: see show()
