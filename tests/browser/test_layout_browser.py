@@ -131,7 +131,7 @@ def test_in_a_lesson_the_question_and_the_picture_are_in_one_view(browser, live_
     try:
         page.goto(live_server.url + "/lesson?id=buckets")
         expect(page.get_by_role("status").filter(has_text="t =").first).to_be_visible()
-        card = page.get_by_role("region", name="Exercise: A bucket per layer")
+        card = page.get_by_role("region", name="Exercise: A smaller cap for every bucket")
         card.scroll_into_view_if_needed()
         expect(card.get_by_role("textbox", name="Your prediction")).to_be_hidden()  # Start comes first
         card.get_by_role("button", name="Start this exercise").click()

@@ -414,9 +414,6 @@ def giveaway_figures(exercise) -> list[tuple[str, list[str]]]:
 
 
 ALLOWED = {
-    ("buckets", "small-buckets", "1.47"): "the tail is one 8 MiB all-reduce, and 1.47 ms is what every "
-    "lesson states such an all-reduce costs: the input to the question, which asks whether only the last "
-    "of eight is exposed",
     ("hidden", "compute-roof", "1000"): "the answer is the device's compute roof P, which the lab shows and "
     "the lesson has to state (the source text's own exercise: predict the fixed 1000 GFLOP/s roof)",
 }
