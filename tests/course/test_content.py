@@ -60,7 +60,7 @@ def test_exercises_that_need_the_model():
     answers = {(lesson.slug, e.id): e.answer for lesson, e in EXERCISES}
     assert answers[("buckets", "exposed-tail")] == 8  # 5 + 9 / 3, arrivals stop at 5
     assert answers[("hidden", "shared-bandwidth")] == 900  # compute-bound at 100 GB/s, 12 × 75 at 75
-    assert answers[("overlap", "host-timer")] == 16.8  # the last issue (16 + g), not the step's end
+    assert answers[("overlap", "host-timer")] == 22  # the last issue (2 + 8g: the host falls behind), not 16 + g nor the step's end
     assert answers[("hidden", "two-knobs")] == 18.47  # one knob undone: neither the old nor the new step
 
 
