@@ -78,3 +78,45 @@ def test_reset_after_play_in_an_exercise_shows_t_zero(page):
     status = lab.get_by_role("status").first
     expect(status).to_contain_text("t = 0.00 s")
     expect(status).to_contain_text("backlog = 4.00 units")
+
+
+TRANSPORT_T = """() => {
+  const out = []
+  for (const doc of (window.Bokeh && Bokeh.documents) || [])
+    for (const m of doc.all_models) if ("stop_at" in m && "horizon" in m && "ask_time" in m) out.push(m.t)
+  return out
+}"""
+"""The page's copy of t in each transport (labs.ui.playback.PlaybackState): where the next Play starts."""
+
+
+def test_try_again_after_an_edit_while_playing_leaves_the_page_at_the_servers_t(page):
+    """bench/fuzz.py --seed 4471 (issue 63): a verdict, Play, μ = 5 while playing, Try again, lock.
+
+    The edit makes the page report its t once; Try again stops playback from the server. The page then
+    kept the t it had played to while the readout showed the server's, and the next Play jumped.
+    """
+    lab, card = open_growth_exercise(page)
+    card.get_by_role("button", name="Set up the lab").click()
+    expect(lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value("4")
+    lab.get_by_role("button", name="Play").click()
+    expect(card.get_by_role("button", name="Try again")).to_be_visible()  # judged at t = 2
+
+    def playing() -> bool:
+        # a Play that lands just after a run ended on its own is taken as that run's Pause: press again
+        if lab.get_by_role("button", name="Pause").count():
+            return True
+        lab.get_by_role("button", name="Play").click()
+        return False
+
+    wait_until(playing)
+    wait_until(lambda: reading(lab, "t") > 2.2)
+    type_value(lab, "Service rate μ", "5")
+    expect(lab.get_by_role("textbox", name="Service rate μ")).to_have_value("5")
+    synced = reading(lab, "t")
+    wait_until(lambda: reading(lab, "t") > synced + 0.5)  # played well past the t the edit reported
+    card.get_by_role("button", name="Try again").click()
+    expect(lab.get_by_role("button", name="Play")).to_be_disabled()
+    card.get_by_role("textbox", name=re.compile("^Your prediction")).fill("1")
+    card.get_by_role("button", name="Lock prediction").click()
+    expect(lab.get_by_role("button", name="Play")).to_be_enabled()
+    wait_until(lambda: abs(page.evaluate(TRANSPORT_T)[0] - reading(lab, "t")) <= 0.005)

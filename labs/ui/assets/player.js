@@ -58,7 +58,12 @@ function busy(on) {
   status.setv({html_attributes: {...status.html_attributes, "aria-busy": on ? "true" : "false"}}, {sync: false})
 }
 
-function stop(report) {
+// keep: the page's played t becomes its copy of t (a Pause, Step, To the end or Reset, which the server
+// answers). A stop the server asks for (its epoch) keeps the server's t: the server sends its t, readout
+// and marker with the epoch, and Bokeh may put them ahead of the epoch in that one message (its hold
+// combines a property's changes at the first one's place), so writing the played t here would leave
+// the page at a t the server never had: the next Play jumped from it, and the readout disagreed.
+function stop(report, keep = true) {
   if (!P.playing) return
   P.playing = false
   busy(false)
@@ -66,7 +71,7 @@ function stop(report) {
   relabel(play, "Play")
   step_button.setv({disabled: !state.allowed}, {sync: false})  // Step works again once paused
   playing_note.setv({visible: false}, {sync: false})
-  state.setv({t: P.t}, {sync: false})
+  if (keep) state.setv({t: P.t}, {sync: false})
   if (report) send(report, P.t)
 }
 
@@ -135,9 +140,9 @@ if (source === play) {
   // The lab is no longer at the end of the run that just ended (a Reset, an exercise's setup, a Step,
   // perhaps from the server): a Play now starts a run, however soon after that end it comes.
   if (P.ended != null && Math.abs(state.t - P.endedT) > 1e-9 * Math.max(1, Math.abs(P.endedT))) P.ended = null
-  if (state.epoch !== P.epoch) {  // the server stops any playback (exercise gating)
+  if (state.epoch !== P.epoch) {  // the server stops any playback (exercise gating), at its own t
     P.epoch = state.epoch
-    stop(null)
+    stop(null, false)
   }
   if (state.ask_time !== P.ask) {  // a control was edited: a playing page reports its t once
     P.ask = state.ask_time
