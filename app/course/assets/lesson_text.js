@@ -70,17 +70,36 @@ function drawCard(send, shareBase) {
   head.setAttribute("aria-hidden", "true")
   const headTitle = document.createElement("p")
   headTitle.className = "dock-title"
+  // The question in the dock: the sentence that asks, always whole; the rest of the prompt (its
+  // situation) behind "Show the whole question", a disclosure button with its state.
   const headPrompt = document.createElement("p")
   headPrompt.className = "dock-prompt"
-  headPrompt.addEventListener("click", () => headPrompt.classList.toggle("open"))
+  headPrompt.hidden = true
+  const headAsk = document.createElement("p")
+  headAsk.className = "dock-ask"
+  const wholeQuestion = document.createElement("button")
+  wholeQuestion.type = "button"
+  wholeQuestion.className = "whole-question"
+  wholeQuestion.textContent = "Show the whole question"
+  wholeQuestion.setAttribute("aria-expanded", "false")
+  const showWhole = (open) => {
+    wholeQuestion.setAttribute("aria-expanded", String(open))
+    headPrompt.hidden = !open
+    headAsk.hidden = open
+  }
+  wholeQuestion.addEventListener("click", () => showWhole(wholeQuestion.getAttribute("aria-expanded") !== "true"))
   const headNext = document.createElement("p")
   headNext.className = "dock-next"
   // A refused prediction's reason, next to the field it is about: the card's own line is above the
   // screen while docked (its role="alert" is what a screen reader hears; this copy is for the eye).
   const headNotice = document.createElement("p")
   headNotice.className = "dock-notice field-error"
-  head.append(headTitle, headPrompt, headNext, headNotice)
-  dock.append(head, setup, form)
+  const tail = document.createElement("div")
+  tail.className = "dock-head"
+  tail.setAttribute("aria-hidden", "true")
+  head.append(headTitle, headPrompt, headAsk)
+  tail.append(headNext, headNotice)
+  dock.append(head, wholeQuestion, tail, setup, form)
   // The head repeats the card's words only while docked: no second copy of the question otherwise.
   const fillHead = () => {
     const docked = section.classList.contains("docked")
@@ -94,7 +113,14 @@ function drawCard(send, shareBase) {
     headNotice.textContent = notice ? notice.textContent : ""
     headNotice.hidden = !notice
     headTitle.textContent = title ? title.textContent : ""
-    headPrompt.textContent = prompt ? prompt.textContent : ""
+    const whole = prompt ? prompt.textContent : ""
+    if (whole !== headPrompt.textContent) {
+      const [asking, rest] = askingSentence(whole)
+      headPrompt.textContent = whole
+      headAsk.textContent = asking
+      wholeQuestion.hidden = !rest
+      showWhole(false)  // another question: its situation folded again
+    }
     if (advice) headNext.textContent = advice.textContent
     else headNext.textContent = next && next.firstChild ? `Next: ${next.firstChild.textContent}` : ""
     headNext.classList.toggle("setup-note", !!advice)
@@ -247,6 +273,14 @@ function drawCard(send, shareBase) {
     drawn = true
   }
   return { section, show, card, dock, fillHead }
+}
+
+// The sentence of a prompt that asks (the last with a question mark, else the last), and whether any
+// other sentence is left: the dock shows that sentence whole and folds the rest.
+function askingSentence(text) {
+  const sentences = text.trim().split(/(?<=[.?!])\s+(?=[^a-z])/).filter((s) => s.length > 0)
+  const asking = [...sentences].reverse().find((s) => s.includes("?")) ?? sentences[sentences.length - 1] ?? ""
+  return [asking, sentences.length > 1]
 }
 
 // On a narrow screen the running exercise's dock stays at the bottom of the window; the page keeps
