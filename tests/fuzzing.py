@@ -44,7 +44,7 @@ from labs.queue.model import QueueModel
 from labs.roofline.model import RooflineModel
 from labs.timed import InvalidInput, TimedModel
 from labs.timeline.model import TimelineModel
-from tests.student import open_lab, readout
+from tests.student import field_name, open_lab, readout
 from tests.waiting import STUCK_AFTER_S, settles
 
 SEED = 20261130
@@ -699,7 +699,7 @@ class Fuzzer:
             if before is None:
                 kind = "skip"
             else:
-                box = self.lab.get_by_role("textbox", name=re.compile("^" + re.escape(self.labels[control])))
+                box = self.lab.get_by_role("textbox", name=field_name(self.labels[control]))
                 if self.press(box, self.labels[control]):  # into the field as a student gets there
                     box.fill(text)
                     box.press("Enter")
@@ -839,7 +839,7 @@ class Fuzzer:
                 )
             elif step.kind == "set":
                 label = defaults.param[step.control].label
-                box = self.lab.get_by_role("textbox", name=re.compile("^" + re.escape(label)))
+                box = self.lab.get_by_role("textbox", name=field_name(label))
                 self.press(box, label)
                 box.fill(format_number(step.value).replace(".", rng.choice([".", ","])))
                 box.press("Enter")

@@ -11,6 +11,14 @@ from tests.waiting import STUCK_AFTER_S, poll
 NUMBER = r"(-?[\d.]+)"
 
 
+def field_name(label: str) -> re.Pattern[str]:
+    """A field's accessible name: its label, then its unit in brackets or nothing.
+
+    "Ranks p" names its field and not "Ranks per machine"'s; "Bucket cap" not "First bucket cap"'s.
+    """
+    return re.compile("^" + re.escape(label) + r"(?: \(|$)")
+
+
 def open_lab(page: Page, path: str, name: str) -> Locator:
     """Open ``path`` and return the lab region called ``name`` once it is ready."""
     page.goto(page.base_url + path)  # type: ignore[attr-defined]

@@ -30,6 +30,8 @@ LAB = LabRegistration(
         "in_flight_layers": "layers",
         "read_early_count": "layers",
         "optimizer_early_count": "layers",
+        "ring_bandwidth": "GB/s",
+        "pending_max": "all-reduces",
     },
     counts={
         "bucket_count": "bucket",
@@ -37,6 +39,7 @@ LAB = LabRegistration(
         "read_early_count": "layer",
         "optimizer_early_count": "layer",
         "in_flight_layers": "layer",
+        "pending_max": "all-reduce",
     },
     choices={
         "result": ("valid", "invalid"),

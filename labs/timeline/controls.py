@@ -21,6 +21,11 @@ AFTER_REBUILD = "After the bucket rebuild (iteration 2 on)"
 FIRST_ITERATION = "First iteration (one bucket)"
 FIND_UNUSED = "find_unused_parameters=True (registration order, never rebuilt)"
 ITERATIONS = (AFTER_REBUILD, FIRST_ITERATION, FIND_UNUSED)
+NCCL = "NCCL (moves the bytes itself)"
+MPI_PROGRESS = "MPI with a progress thread"
+MPI_NO_PROGRESS = "MPI without a progress thread"
+LIBRARIES = (NCCL, MPI_PROGRESS, MPI_NO_PROGRESS)
+"""The Communication library choices: only MPI without a progress thread changes the schedule."""
 LAYOUT_OF = {AFTER_REBUILD: REBUILT, FIRST_ITERATION: FIRST_LAYOUT, FIND_UNUSED: REGISTRATION}
 """The bucket layout (:mod:`labs.timeline.schedule`) each Iteration choice shows."""
 
@@ -103,6 +108,8 @@ class TimelineControls(TimedModel):
         "compute_slowdown",
         "comm_slowdown",
         "launch_gap",
+        "machine_ranks",
+        "intra_bandwidth",
         "preset",
         "iteration",
         "missing_event",
@@ -110,6 +117,8 @@ class TimelineControls(TimedModel):
         "optimizer_waits",
         "sync_each",
         "last_bucket_cap",
+        "nccl_group",
+        "progress",
     )
     typed_controls = (
         "layers",
@@ -122,15 +131,17 @@ class TimelineControls(TimedModel):
         "compute_slowdown",
         "comm_slowdown",
         "launch_gap",
+        "machine_ranks",
+        "intra_bandwidth",
     )
     """The controls typed into a field: Layers as text, the others one number each."""
     number_controls = typed_controls[1:]
     """The controls typed as one number each."""
-    choice_controls = ("preset", "iteration", "missing_event", "skipped_layer")
+    choice_controls = ("preset", "iteration", "missing_event", "skipped_layer", "progress")
     """The controls chosen from a list (Model's Custom is shown, not chosen)."""
     numbered_choices = {"missing_event": "bucket", "skipped_layer": "layer"}
     """The choices of a bucket or a layer by its number ("none", "bucket 1", ...), and their word."""
-    switch_controls = ("optimizer_waits", "sync_each", "last_bucket_cap")
+    switch_controls = ("optimizer_waits", "sync_each", "last_bucket_cap", "nccl_group")
     """The controls that are on or off (checkboxes)."""
     CUSTOM = CUSTOM
 
@@ -192,7 +203,26 @@ class TimelineControls(TimedModel):
         default=10.0,
         bounds=(0.01, 10000.0),
         label="Network bandwidth B",
-        doc="B: network bandwidth per rank in decimal GB/s (10⁹ bytes/s).",
+        doc=(
+            "B: the network bandwidth per rank between machines, in decimal GB/s (10⁹ bytes/s); the ring "
+            "runs at its slowest link (see Ranks per machine)."
+        ),
+    )
+    machine_ranks = param.Number(
+        default=1.0,
+        bounds=(1.0, 4096.0),
+        label="Ranks per machine",
+        doc=(
+            "How many of the ranks share one machine; a whole number. 1: every ring link crosses machines "
+            "(at B). Between 1 and p: the ring runs at the slower of B and the bandwidth inside a machine. "
+            "p or more: one machine, so the ring runs at the bandwidth inside it."
+        ),
+    )
+    intra_bandwidth = param.Number(
+        default=100.0,
+        bounds=(0.01, 10000.0),
+        label="Bandwidth inside a machine",
+        doc="The bandwidth per rank between ranks on one machine (NVLink, PCIe), in decimal GB/s.",
     )
     latency = param.Number(
         default=0.0,
@@ -267,6 +297,27 @@ class TimelineControls(TimedModel):
         ),
     )
 
+    nccl_group = param.Boolean(
+        default=False,
+        label="Launch the buckets as one NCCL group",
+        doc=(
+            "On: every bucket's all-reduce is launched between ncclGroupStart and ncclGroupEnd, so none is "
+            "submitted before the host has issued the last bucket; they then run in bucket order, and each "
+            "counts as complete only when the whole group does (the last one's end)."
+        ),
+    )
+    progress = param.Selector(
+        objects=list(LIBRARIES),
+        default=NCCL,
+        label="Communication library",
+        doc=(
+            "NCCL's kernels move the bytes on the GPU by themselves, and MPI with a progress thread has a "
+            "thread of its own that keeps them moving: both overlap backward. MPI without a progress thread "
+            "moves bytes only while the host is inside an MPI call, which it first enters for the final wait "
+            "after issuing the last bucket: no all-reduce starts before then, so nothing overlaps."
+        ),
+    )
+
     # ----- controls ------------------------------------------------------------------------------
 
     def parse(self, name: str, raw: object) -> float | str | int | bool | None:
@@ -317,6 +368,11 @@ class TimelineControls(TimedModel):
             raise InvalidInput(
                 f"Ranks p must be a whole number of ranks, not {format_number(value)}; "
                 f"{self.describe_range(name)}; kept {format_number(self.ranks)}."
+            )
+        if name == "machine_ranks" and not float(value).is_integer():
+            raise InvalidInput(
+                f"Ranks per machine must be a whole number of ranks, not {format_number(value)}; "
+                f"{self.describe_range(name)}; kept {format_number(self.machine_ranks)}."
             )
         return value
 

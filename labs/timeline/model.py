@@ -24,6 +24,10 @@ from labs.timeline.controls import (
     FIND_UNUSED,
     FIRST_ITERATION,
     ITERATIONS,
+    LIBRARIES,
+    MPI_NO_PROGRESS,
+    MPI_PROGRESS,
+    NCCL,
     NONE,
     TimelineControls,
     layout_of,
@@ -62,8 +66,12 @@ __all__ = [
     "FIND_UNUSED",
     "FIRST_ITERATION",
     "ITERATIONS",
+    "LIBRARIES",
     "MAX_LAYERS",
     "MIB",
+    "MPI_NO_PROGRESS",
+    "MPI_PROGRESS",
+    "NCCL",
     "NONE",
     "PLAY_SECONDS",
     "PRESETS",
@@ -103,12 +111,19 @@ class TimelineModel(StepReadings, TimelineControls):
     turns the list back, so the small first-cap bucket holds the last gradients ready and is reduced
     last (:data:`labs.timeline.buckets.REBUILT_SMALL_LAST`); the other two layouts ignore it.
 
+    **Network.** The ring crosses machines when ``machine_ranks`` < p and runs at its slowest
+    link (:attr:`ring_bandwidth`): B with one rank per machine, the slower of B and the bandwidth
+    inside a machine when machines hold several ranks, the inside bandwidth when one machine holds
+    them all. Every all-reduce, the no-overlap reference and the sweep use it.
+
     **Straggler.** This rank is on time; the slowest rank produces every gradient d ms later, so
     every bucket is globally ready d ms after its last gradient here.
 
     **Host and stream.** The host issues bucket k at ``max(ready_k, issue_{k−1}) + g`` (launch gap
     g); its all-reduce starts at ``max(issue_k, end_{k−1})`` on the one stream and needs
-    ``2(p−1)·α + 2(p−1)/p · n / B`` of solo time.
+    ``2(p−1)·α + 2(p−1)/p · n / B`` of solo time (B: :attr:`ring_bandwidth`). Launched as one NCCL
+    group, or with MPI without a progress thread, no all-reduce starts before the host's last issue
+    (:attr:`host_return`); in a group each counts as complete only at the group's end.
 
     **What breaks the ideal** (:class:`labs.timeline.schedule.Effects`): contention (backward at
     1/s_c of its rate while an all-reduce is in flight, the all-reduce at 1/s_m while backward
@@ -261,7 +276,35 @@ class TimelineModel(StepReadings, TimelineControls):
             sync_each=self.sync_each,
             skipped_layer=None if self.skipped_layer is None else self.skipped_layer - 1,
             marks_unused=self.iteration == FIND_UNUSED,
+            group=self.nccl_group,
+            no_progress=self.progress == MPI_NO_PROGRESS,
         )
+
+    @property
+    def ring_bandwidth(self) -> float:
+        """The bandwidth the ring all-reduce runs at, in GB/s: its slowest link.
+
+        B (between machines) with one rank per machine; the slower of B and the bandwidth inside a
+        machine when each machine holds more than one rank but fewer than p; the bandwidth inside a
+        machine when one machine holds all p ranks.
+        """
+        if self.machine_ranks <= 1:
+            return float(self.bandwidth)
+        if self.machine_ranks >= self.ranks:
+            return float(self.intra_bandwidth)
+        return float(min(self.bandwidth, self.intra_bandwidth))
+
+    @property
+    def ring_link(self) -> str:
+        """Which link the ring runs at, in one sentence (the network panel's line)."""
+        rate = format_number(round(self.ring_bandwidth, 4))
+        if self.machine_ranks >= self.ranks:
+            where = "inside the one machine that holds every rank"
+        elif self.machine_ranks <= 1 or self.bandwidth <= self.intra_bandwidth:
+            where = "between machines"
+        else:
+            where = "inside a machine"
+        return f"The ring runs at {rate} GB/s: its slowest link, {where}."
 
     def _schedule_for(self, cap: int, effects: Effects | None = None) -> Schedule:
         sizes, times = self._layer_arrays()
@@ -271,7 +314,7 @@ class TimelineModel(StepReadings, TimelineControls):
             self.first_cap_bytes,
             cap,
             self.ranks,
-            self.bandwidth,
+            self.ring_bandwidth,
             self.latency,
             self.straggler,
             layout=self.layout,
@@ -314,7 +357,7 @@ class TimelineModel(StepReadings, TimelineControls):
             effects = self.effects._replace(missing_event=None)
             sizes, times = self._layer_arrays()
             fixed = (to_bytes(sizes), times, self.first_cap_bytes)
-            network = (self.ranks, self.bandwidth, self.latency, self.straggler, self.layout, effects)
+            network = (self.ranks, self.ring_bandwidth, self.latency, self.straggler, self.layout, effects)
             steps = np.array([step_end(*fixed, cap_to_bytes(float(cap)), *network) for cap in caps])
             return Sweep(cap_mib=caps, step=steps)
 

@@ -82,7 +82,7 @@ class StepReadings:
     """The numbers and tables read from the step's schedule; a mixin of :class:`labs.timeline.model.TimelineModel`.
 
     It reads the model's ``schedule`` (one per set of controls), its controls ``ranks``,
-    ``bandwidth``, ``latency``, ``straggler`` and ``skipped_layer``, and its ``horizon``.
+    ``ring_bandwidth``, ``latency``, ``straggler`` and ``skipped_layer``, and its ``horizon``.
     """
 
     @property
@@ -170,8 +170,35 @@ class StepReadings:
 
     @property
     def completed(self) -> int:
-        """How many all-reduces complete (all of them unless the step hangs)."""
+        """How many all-reduces complete (all of them unless the step hangs; in a group, none then)."""
         return self.schedule.completed
+
+    @property
+    def bucket_complete(self) -> np.ndarray:
+        """When each all-reduce counts as complete, in ms: its end, or in one NCCL group the group's end."""
+        return self.schedule.bucket_complete.copy()
+
+    def completed_at(self, t: float) -> int:
+        """How many all-reduces count as complete by time ``t`` (ms).
+
+        In one NCCL group none does before the group ends, when the last one ends, and then all do.
+        """
+        return int(np.count_nonzero(self.schedule.bucket_complete <= t))
+
+    @property
+    def pending_max(self) -> int:
+        """The most all-reduces issued and not yet complete at any one moment of the step.
+
+        Each holds its Work handle, its future and its flat bucket buffer from its issue until it
+        completes (issue ≤ t < complete; in one NCCL group, complete is the group's end), so smaller
+        buckets mean more of them held at once.
+        """
+        s = self.schedule
+        issue, complete = s.bucket_issue, s.bucket_complete
+        issued = issue[np.isfinite(issue)]
+        if not issued.size:
+            return 0
+        return int(max(np.count_nonzero((issue <= t) & (t < complete)) for t in issued))
 
     @property
     def valid(self) -> bool:
@@ -199,8 +226,8 @@ class StepReadings:
         buckets: ``"mostly latency"``, ``"mostly payload"`` or ``"half and half"`` (within 1%).
         """
         sizes = np.array([bucket.nbytes for bucket in self.buckets], dtype=float)
-        latency = float(np.sum(ring_allreduce_ms(sizes, self.ranks, self.bandwidth, self.latency)))
-        payload = float(np.sum(ring_allreduce_ms(sizes, self.ranks, self.bandwidth, 0.0)))
+        latency = float(np.sum(ring_allreduce_ms(sizes, self.ranks, self.ring_bandwidth, self.latency)))
+        payload = float(np.sum(ring_allreduce_ms(sizes, self.ranks, self.ring_bandwidth, 0.0)))
         latency -= payload
         if abs(latency - payload) <= 0.01 * max(latency, payload):
             return "half and half"
@@ -291,9 +318,7 @@ class StepReadings:
         in-place change to one of these at ``t`` changes the sum in flight.
         """
         s = self.schedule
-        return int(
-            sum(len(layers) for k, layers in enumerate(s.buckets) if s.bucket_start[k] <= t < s.bucket_end[k])
-        )
+        return int(sum(len(layers) for k, layers in enumerate(s.buckets) if s.bucket_start[k] <= t < s.bucket_end[k]))
 
     @property
     def in_flight_layers(self) -> int:

@@ -103,6 +103,9 @@ class Schedule(NamedTuple):
         Breakpoints of backward's done work (solo ms) against time; linear in between, flat after the last.
     reduced_t, reduced_bytes : numpy.ndarray
         Breakpoints of the bytes all-reduced so far against time; linear in between, flat after the last.
+    bucket_complete : numpy.ndarray
+        When each all-reduce counts as complete: its end, or in one NCCL group the group's end (the
+        last one's end, ``inf`` if any never ends).
     """
 
     layer_start: np.ndarray
@@ -128,6 +131,7 @@ class Schedule(NamedTuple):
     progress_work: np.ndarray
     reduced_t: np.ndarray
     reduced_bytes: np.ndarray
+    bucket_complete: np.ndarray
 
     @property
     def hangs(self) -> bool:
@@ -282,6 +286,9 @@ def step_schedule(
         optimizer = backward_end
         optimizer_early = sorted(i for k, g in enumerate(groups) if run.end[k] > backward_end for i in g)
     total_cost = ring_allreduce_ms(float(sizes.sum()), ranks, bandwidth_gbps, latency_us)
+    complete = run.end.copy()
+    if e.group and count:
+        complete[:] = complete.max()  # the group completes as one, when its last all-reduce ends
     return Schedule(
         layer_start=layer_start,
         layer_end=layer_end,
@@ -301,9 +308,10 @@ def step_schedule(
         read_early=tuple(read_early),
         optimizer_early=tuple(optimizer_early),
         hung_bucket=p.hung,
-        completed=int(np.isfinite(run.end).sum()),
+        completed=int(np.isfinite(complete).sum()),
         progress_t=progress_t,
         progress_work=progress_w,
         reduced_t=np.array(run.reduced_t),
         reduced_bytes=np.array(run.reduced_v, dtype=float),
+        bucket_complete=complete,
     )

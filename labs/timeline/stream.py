@@ -14,7 +14,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["Effects", "_Run", "_first_reach", "_simulate"]
+__all__ = ["Effects", "_Run", "_first_reach", "_last_issue", "_simulate"]
 
 
 class Effects(NamedTuple):
@@ -40,6 +40,14 @@ class Effects(NamedTuple):
     marks_unused : bool
         Whether the reducer marks a gradient no backward produced as ready (``find_unused_parameters``);
         without it a skipped layer's bucket never becomes ready on that rank and the step hangs.
+    group : bool
+        True: every all-reduce is launched inside one NCCL group (``ncclGroupStart``/``ncclGroupEnd``),
+        so none is submitted before the group ends, once the host has issued the last bucket; they run
+        in bucket order and each counts as complete only when the last one ends.
+    no_progress : bool
+        True: MPI without a progress thread moves bytes only while the host is inside an MPI call,
+        which it first enters for the final wait after issuing the last bucket: no all-reduce starts
+        before then (they run in bucket order), so nothing overlaps backward.
     """
 
     compute_slowdown: float = 1.0
@@ -50,6 +58,13 @@ class Effects(NamedTuple):
     sync_each: bool = False
     skipped_layer: int | None = None
     marks_unused: bool = False
+    group: bool = False
+    no_progress: bool = False
+
+    @property
+    def held(self) -> bool:
+        """Whether no all-reduce may start before the host has issued the last bucket."""
+        return self.group or self.no_progress
 
 
 class _Run(NamedTuple):
@@ -100,6 +115,7 @@ def _simulate(
     reduced_t, reduced_v = [0.0], [0.0]
     reduced = 0.0
     issued = end_before = -inf
+    hold = _last_issue(needed, straggler, gap, late_one) if e.held and count else -inf
 
     def reach(work: float) -> float:  # the first time W reaches work
         nonlocal seek
@@ -132,7 +148,7 @@ def _simulate(
         issued = issue[k]
         if hung is not None and k > hung:
             continue  # issued by the host, queued behind the collective that never ends
-        begin = start[k] = issued if issued > end_before else end_before
+        begin = start[k] = max(issued, end_before, hold)
         work = inf if k == hung else cost[k]
         if compute_free:
             done = begin if begin < total else total
@@ -209,6 +225,22 @@ def _simulate(
         reduced_t,
         reduced_v,
     )
+
+
+def _last_issue(needed: list[float], straggler: float, gap: float, late_one: int | None) -> float:
+    """When the host issues the last bucket while no all-reduce has started: backward runs alone.
+
+    Every bucket is issued by then, so backward's progress up to that time is W(t) = min(t, total)
+    and bucket k is ready at ``needed[k] + d``; the issues follow :func:`_simulate`'s rule.
+    """
+    issued = -np.inf
+    for k, work in enumerate(needed):
+        if k == late_one:
+            issued = (issued if k > 0 else 0.0) + gap
+        else:
+            ready = (work if work > 0 else 0.0) + straggler
+            issued = (ready if ready > issued else issued) + gap
+    return float(issued)
 
 
 def _first_reach(t: np.ndarray, w: np.ndarray, work: np.ndarray, frozen: bool) -> np.ndarray:

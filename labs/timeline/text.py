@@ -13,7 +13,7 @@ import numpy as np
 
 from labs.numbers import fixed
 from labs.timed import format_number
-from labs.timeline.model import TimelineModel
+from labs.timeline.model import MPI_NO_PROGRESS, TimelineModel
 from labs.ui.palette import FAINT_GREY
 from labs.ui.playback import clipped, escape
 from labs.ui.plot_text import PlotText
@@ -109,6 +109,12 @@ def caption(m: TimelineModel) -> str:
     else:
         words.append(f"step {ms(m.step_time)} ms, exposed {ms(m.exposed)} ms")
     words.append(f"without overlap {ms(m.no_overlap_step)} ms")
+    if m.nccl_group and not m.hangs:
+        words.append(f"one NCCL group: every all-reduce completes at {ms(m.bucket_end.max())} ms, as one")
+    elif m.nccl_group:
+        words.append("one NCCL group: none completes, since one never does")
+    if m.progress == MPI_NO_PROGRESS:
+        words.append(f"MPI without a progress thread: no bytes move before the host's wait at {ms(m.host_return)} ms")
     if not m.valid:
         words.append("INVALID")
     return ", ".join(words)

@@ -9,6 +9,8 @@ server while it plays. A table lists the buckets for screen readers and for exac
 
 from __future__ import annotations
 
+import html
+
 import panel as pn
 import param
 from bokeh.models import Div
@@ -34,15 +36,21 @@ UNITS = {
     "compute_slowdown": "×",
     "comm_slowdown": "×",
     "launch_gap": "ms",
+    "machine_ranks": "",
+    "intra_bandwidth": "GB/s",
 }
 MODEL_AND_CAPS = ("layers", "bucket_cap", "first_bucket_cap")
 """The typed controls of the first panel, after the Model and Iteration choices; the note on the caps follows."""
 CAP_SWITCHES = ("last_bucket_cap",)
 """The switches of the first panel, after the caps: where the small bucket goes."""
-NETWORK = ("ranks", "bandwidth", "latency", "straggler")
-"""The typed controls of the network and ranks panel."""
+NETWORK = ("ranks", "bandwidth", "machine_ranks", "intra_bandwidth", "latency", "straggler")
+"""The typed controls of the network and ranks panel; the line on the ring's link follows."""
+RING_LINE_KEEPS = frozenset({"bucket_count"})
+"""The concealed quantities the ring's line cannot give away; while an exercise conceals any other
+(a time, ``ring_bandwidth``, ``pending_max``, ...) the line is hidden."""
 BREAKS = ("compute_slowdown", "comm_slowdown", "launch_gap")
 """The typed controls of what breaks the ideal overlap, before its choices and switches."""
+RING_LINE_HIDDEN = "Which link the ring runs at shows once the exercise has run."
 NOTE_STYLE = f"margin: 4px 10px; font-size: 0.875rem; color: {DARK_GREY}; flex: 1 1 100%"
 
 
@@ -63,11 +71,13 @@ class TimelineLab(LabView):
         field["layers"].input.styles = {"flex": "1 1 100%"}  # the layers get a line of their own
         self.links: dict[str, TwoWay] = {}  # each chooser and switch with the model, both ways
         self.choosers = {
-            name: self._chooser(name, m.param[name].label) for name in ("preset", "iteration", *m.numbered_choices)
+            name: self._chooser(name, m.param[name].label)
+            for name in ("preset", "iteration", *m.numbered_choices, "progress")
         }
         self.preset, self.iteration = self.choosers["preset"], self.choosers["iteration"]
         self.switches = {name: self._switch(name) for name in m.switch_controls}
         self.cap_note = pn.pane.HTML("", styles={"flex": "1 1 100%"}, margin=0)
+        self.ring_note = pn.pane.HTML("", styles={"flex": "1 1 100%"}, margin=0)
         self._gantt = figures.Gantt(self.transport.bars, self.transport.now)
         self.gantt = self._gantt.figure
         self.exposed_box, self.optimizer = self._gantt.exposed_box, self._gantt.optimizer
@@ -89,13 +99,17 @@ class TimelineLab(LabView):
                     ("cap_note", self.cap_note),
                 ),
             ),
-            ControlGroup("Network and ranks", tuple((name, field[name]) for name in NETWORK)),
+            ControlGroup(
+                "Network and ranks",
+                (*((name, field[name]) for name in NETWORK), ("ring_note", self.ring_note)),
+            ),
             ControlGroup(
                 "What breaks the ideal overlap",
                 (
                     *((name, field[name]) for name in BREAKS),
                     ("missing_event", chooser["missing_event"]),
                     ("skipped_layer", chooser["skipped_layer"]),
+                    ("progress", chooser["progress"]),
                     *((name, box) for name, box in self.switches.items() if name not in CAP_SWITCHES),
                 ),
                 collapsible=True,
@@ -147,6 +161,20 @@ class TimelineLab(LabView):
         )
         return box
 
+    def ring_words(self) -> str:
+        """The network panel's line: which link the ring runs at, and that a group completes as one.
+
+        A fixed sentence instead while an exercise conceals a quantity the line could give away (see
+        :data:`RING_LINE_KEEPS`).
+        """
+        if self.conceal and self.hidden_quantity not in RING_LINE_KEEPS:
+            return RING_LINE_HIDDEN
+        m = self.model
+        words = m.ring_link
+        if m.nccl_group:
+            words += " One NCCL group: every all-reduce counts as complete when the last one ends."
+        return words
+
     def bar_columns(self) -> dict[str, list]:
         """The Gantt's pieces: backward slots, all-reduces, overlays, ready and issue marks."""
         return figures.bar_columns(self.model)
@@ -172,6 +200,7 @@ class TimelineLab(LabView):
         self._sweep.redraw(m, hidden)
         self.table.text = text.table_html(m, hidden)
         self.cap_note.object = f"<p style='{NOTE_STYLE}'>{figures.cap_note(m)}</p>"
+        self.ring_note.object = f"<p style='{NOTE_STYLE}'>{html.escape(self.ring_words())}</p>"
         for control, select in self.choosers.items():
             options = self._options(control)
             if select.options != options:

@@ -54,3 +54,53 @@ def test_the_dock_shows_the_sentence_that_asks_whole(phone: Page, slug, exercise
     whole.tap()
     expect(whole).to_have_attribute("aria-expanded", "false")
     expect(ask).to_be_visible()
+
+
+PLACE = """(el, offset) => {
+  // Scroll the lesson (its scrolling area, #main, under the course's sticky top bar) so that ``el``'s
+  // top is ``offset`` px below the bar's bottom edge (negative: under the bar); return where it is.
+  const main = document.getElementById("main")
+  main.scrollBy(0, el.getBoundingClientRect().top - (main.getBoundingClientRect().top + offset))
+  return el.getBoundingClientRect().top - main.getBoundingClientRect().top
+}"""
+
+WHERE = "(el) => el.getBoundingClientRect().top - document.getElementById('main').getBoundingClientRect().top"
+
+BELOW_THE_BAR = """(el) => {
+  const r = el.getBoundingClientRect(), top = document.getElementById("main").getBoundingClientRect().top
+  return r.height > 0 && r.top >= top - 0.5 && r.bottom <= innerHeight + 0.5
+}"""
+
+
+def run_to_the_verdict(page: Page, card, lab, offset: float) -> float:
+    """Set up, lock, put the verdict's line ``offset`` px below the top bar and press Play without
+    scrolling (as from the dock); return how far the line moved by itself as the card left the dock."""
+    card.get_by_role("button", name="Set up the lab").tap()
+    expect(card.get_by_role("button", name="Set up the lab")).to_be_hidden()
+    card.get_by_role("textbox", name=re.compile("^Your prediction")).fill("1")
+    card.get_by_role("button", name="Lock prediction").tap()
+    expect(lab.get_by_role("button", name="Play")).to_be_enabled()
+    verdict = card.get_by_role("status").first
+    placed = verdict.evaluate(PLACE, offset)
+    lab.get_by_role("button", name="Play").evaluate("button => button.click()")
+    expect(verdict).not_to_be_empty()
+    return verdict.evaluate(WHERE) - placed
+
+
+def test_a_verdict_that_lands_under_the_top_bar_is_brought_below_it(phone: Page):
+    """Issue 63: the on-screen check compared the verdict with the window's top, not the top bar's bottom.
+
+    The card leaves the dock as the verdict comes, and its form going back into the card moves the
+    verdict down: a first run, with the verdict well on screen, measures by how much; the next one is
+    placed so that the verdict lands under the bar
+    (a new question's form differs by a few pixels, so with some margin).
+    """
+    slug, growth = next((slug, e) for slug, e in EXERCISES if e.id == "growth")
+    phone.goto(f"{phone.base_url}/lesson?id={slug}&exercise=growth")  # type: ignore[attr-defined]
+    card = phone.get_by_role("region", name=f"Exercise: {growth.title}")
+    lab = phone.get_by_role("region", name="Queue lab")
+    shift = run_to_the_verdict(phone, card, lab, offset=150)
+    card.get_by_role("button", name="Try it with new numbers").tap()
+    run_to_the_verdict(phone, card, lab, offset=-35 - shift)  # lands 25-35 px under the bar's edge
+    verdict = card.get_by_role("status").first
+    poll(lambda: verdict.evaluate(BELOW_THE_BAR), page=phone, what="the verdict below the top bar")

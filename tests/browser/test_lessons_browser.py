@@ -14,7 +14,7 @@ from app.course.content import Exercise, Lesson, load_lessons
 from app.course.exercise import amount_html, shown_setting
 from labs.timed import format_number
 from tests.conftest import ARTIFACTS
-from tests.student import plots_laid_out, shown_text, step_until, type_value
+from tests.student import field_name, plots_laid_out, shown_text, step_until, type_value
 from tests.waiting import nothing_happens_for
 
 pytestmark = pytest.mark.browser
@@ -118,7 +118,7 @@ def work_exercise(
                     label=shown_setting(step.control, step.value, model_class)
                 )
             else:
-                label = re.compile("^" + re.escape(name))  # not "First bucket cap"
+                label = field_name(name)  # not "First bucket cap", not "Ranks per machine"
                 typed = step.value if isinstance(step.value, str) else format_number(step.value)  # Layers is text
                 type_value(lab, label, typed)
         elif step.kind == "predict":
@@ -225,7 +225,7 @@ def test_every_control_an_exercise_sets_is_found_by_its_role_and_name(page, less
         elif control in getattr(model_class, "choice_controls", ()):
             found = lab.get_by_role("combobox", name=name, exact=True)
         else:
-            found = lab.get_by_role("textbox", name=re.compile("^" + re.escape(name)))
+            found = lab.get_by_role("textbox", name=field_name(name))
         expect(found).to_have_count(1)
         expect(found).to_be_enabled()
 

@@ -198,3 +198,42 @@ def test_a_rank_that_skips_a_gradient_hangs_and_find_unused_parameters_completes
     to_the_end(lab, unused)
     expect(status_of(lab)).to_contain_text(figures(unused))
     expect(status_of(lab)).not_to_contain_text("hang")
+
+
+# ----- the network: machines, one NCCL group, the communication library ------------------------------
+
+
+def test_ranks_per_machine_set_the_ring_link_and_a_group_completes_as_one(page):
+    lab = open_lab(page, "/timeline", "Bucket timeline lab")
+    expect(lab.get_by_text("The ring runs at 10 GB/s: its slowest link, between machines.")).to_be_visible()
+    type_value(lab, "Bandwidth inside a machine", "200")
+    type_value(lab, "Ranks per machine", "4")  # two machines of four: still the link between them
+    expect(lab.get_by_text("The ring runs at 10 GB/s: its slowest link, between machines.")).to_be_visible()
+    type_value(lab, "Ranks per machine", "2.5")
+    expect(lab.get_by_role("alert").first).to_contain_text("Ranks per machine must be a whole number")
+    expect(lab.get_by_role("alert").first).to_contain_text("kept 4.")
+    type_value(lab, "Ranks per machine", "8")  # one machine holds all eight ranks
+    ring = "The ring runs at 200 GB/s: its slowest link, inside the one machine that holds every rank."
+    expect(lab.get_by_text(ring)).to_be_visible()
+    one_machine = TimelineModel(machine_ranks=8, intra_bandwidth=200)
+    to_the_end(lab, one_machine)
+    expect(status_of(lab)).to_contain_text(figures(one_machine))
+    group = lab.get_by_role("checkbox", name="Launch the buckets as one NCCL group")
+    expect(group).not_to_be_checked()
+    group.check()
+    grouped = TimelineModel(machine_ranks=8, intra_bandwidth=200, nccl_group=True)
+    to_the_end(lab, grouped)
+    expect(status_of(lab)).to_contain_text(figures(grouped))
+    expect(lab.get_by_text("every all-reduce counts as complete when the last one ends")).to_be_visible()
+    library = lab.get_by_role("combobox", name="Communication library")
+    expect(library).to_have_value("NCCL (moves the bytes itself)")
+    library.select_option("MPI without a progress thread")
+    silent = TimelineModel(
+        machine_ranks=8, intra_bandwidth=200, nccl_group=True, progress="MPI without a progress thread"
+    )
+    to_the_end(lab, silent)
+    lab.get_by_role("button", name="Reset").click()
+    expect(group).not_to_be_checked()
+    expect(library).to_have_value("NCCL (moves the bytes itself)")
+    expect(lab.get_by_role("textbox", name="Ranks per machine")).to_have_value("1")
+    expect(lab.get_by_text("The ring runs at 10 GB/s: its slowest link, between machines.")).to_be_visible()

@@ -235,7 +235,8 @@ function drawCard(send, shareBase) {
       // only from nowhere (the page's body): a control the student is using keeps it (Step, Play).
       if (verdict) requestAnimationFrame(() => {
         const box = feedback.getBoundingClientRect()
-        if (box.top < 0 || box.bottom > window.innerHeight) feedback.scrollIntoView({ block: "nearest" })
+        const [top, bottom] = visibleArea(section.getRootNode())
+        if (box.top < top || box.bottom > bottom) feedback.scrollIntoView({ block: "nearest" })
         const active = document.activeElement
         if (!active || active === document.body) feedback.focus({ preventScroll: true })
       })
@@ -273,6 +274,19 @@ function drawCard(send, shareBase) {
     drawn = true
   }
   return { section, show, card, dock, fillHead }
+}
+
+// The part of the window the student sees: below the course's fixed top bar (the top of the scrolling
+// area, #main) and above a docked card. A line above the bar's bottom edge is under the bar, not on screen.
+function visibleArea(root = document) {
+  const main = document.getElementById("main")
+  const area = main ? main.getBoundingClientRect() : null
+  let top = area ? Math.max(0, area.top) : 0
+  let bottom = area ? Math.min(window.innerHeight, area.bottom) : window.innerHeight
+  const dock = root.querySelector("section.docked .dock")  // the cards share the lesson's shadow root
+  if (dock) bottom = Math.min(bottom, dock.getBoundingClientRect().top)
+  if (bottom <= top) [top, bottom] = [0, window.innerHeight]
+  return [top, bottom]
 }
 
 // The sentence of a prompt that asks (the last with a question mark, else the last), and whether any
