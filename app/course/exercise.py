@@ -20,7 +20,7 @@ from app.course.exercise_setup import apply_setup, setup_pending
 from app.course.exercise_words import amount_html, counted, describe_step, model_reading, same, shown_setting
 from app.course.lesson_text import LessonText
 from app.course.progress import ProgressStore
-from app.course.variants import asked_with_new_numbers, variant_name
+from app.course.variants import asked_with_new_numbers, variant_name, variant_named
 from app.web.share import exercise_paths
 from labs.numbers import NotANumber, parse_number
 from labs.timed import TimedModel
@@ -64,6 +64,12 @@ class ExerciseSession(param.Parameterized):
 
     active = param.String(default="", doc="The id of the active exercise, or '' for none.")
     active_lab = param.String(default="", doc="The lab the active exercise uses (set before ``active``).")
+
+
+MAX_RESUME_TEXT = 200
+"""The longest variant name or locked prediction a resumed page may send back (a forged one is ignored)."""
+MAX_RETRIES = 10_000
+"""The most retries a resumed page may claim (it only orders the next variants)."""
 
 
 class ExerciseRunner(Viewer):
@@ -234,6 +240,45 @@ class ExerciseRunner(Viewer):
             self.set_up()
         elif message.get("action") == "retry":
             self.retry(message.get("seed"))
+        elif message.get("action") == "resume":
+            self.resume(message.get("state"))
+
+    @property
+    def retries(self) -> int:
+        """How many times new numbers were asked for (the next retry's place in the browser's order)."""
+        return self._retries
+
+    def resume(self, state: object) -> None:
+        """Bring back what a reload interrupted: the variant, the setup and the locked prediction.
+
+        The page keeps :func:`~app.course.exercise_drawing.resume_state` in the tab's storage and sends
+        it back once, when the reloaded page opens on this exercise (its URL names it). Everything is
+        checked as if typed: a variant only by a name this exercise declares, the setup as the button
+        does it, the prediction through :meth:`lock`. Only a freshly started exercise is resumed.
+
+        Parameters
+        ----------
+        state : object
+            ``{"variant": str, "retries": int, "setup": bool, "locked": str}`` as the page stored it;
+            anything else, or a state this exercise cannot be in, changes nothing.
+        """
+        if not isinstance(state, dict) or not self.active or self.locked or self.finished or self._retries:
+            return
+        name, retries = state.get("variant"), state.get("retries")
+        if isinstance(name, str) and name:
+            asked = variant_named(self.written, name[:MAX_RESUME_TEXT])
+            if asked is None:
+                return  # not one of this exercise's variants (an old page, or a forged message)
+            whole = isinstance(retries, int) and not isinstance(retries, bool) and 1 <= retries <= MAX_RETRIES
+            self._retries = retries if whole else 1
+            self.exercise = asked
+            self.card.label = f"Exercise: {asked.title}"
+            self.start()
+        if state.get("setup") is True:
+            self.set_up()
+        text = state.get("locked")
+        if isinstance(text, str) and text and len(text) <= MAX_RESUME_TEXT:
+            self.lock(text)
 
     def retry(self, seed: object) -> None:
         """Ask the same question again with new numbers ("Try it with new numbers"), and start it.

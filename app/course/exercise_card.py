@@ -62,7 +62,16 @@ class ExerciseCard(param.Parameterized):
     verdict = param.Selector(default="", objects=["", "correct", "wrong"], doc="Styles the feedback line.")
     explanation_html = param.String(default="", doc="Why, shown below the verdict once it is given.")
     class_html = param.String(default="", doc="The class line (shared with the instructor; 'class: …' after a reveal).")
+    class_news = param.String(
+        default="",
+        doc="What the class did that a docked student must see: the result after a reveal, or a new round; '' before.",
+    )
     scroll_into_view = param.Boolean(default=False, doc="Scroll the card into view once drawn (a deep link).")
+    resume = param.Dict(
+        default={},
+        doc="While the exercise runs, what a reload needs to bring it back (exercise, variant, retries, setup, "
+        "locked): the page keeps it in the tab's storage and names the exercise in the URL; {} otherwise.",
+    )
     share = param.List(
         default=[],
         item_type=str,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.course.exercise_setup import SETUP_LABEL, setup_pending
 from app.course.exercise_words import amount_html, describe_step, play_buttons
-from app.course.variants import RETRY_LABEL
+from app.course.variants import RETRY_LABEL, variant_name
 
 if TYPE_CHECKING:
     from app.course.exercise import ExerciseRunner
@@ -28,7 +28,36 @@ def card_fields(runner: ExerciseRunner) -> dict[str, Any]:
         "setup_label": setup_label(runner),
         "retry_label": RETRY_LABEL if runner.active and runner.finished and runner.written.vary else "",
         "class_html": class_html(runner),
+        "class_news": class_news(runner),
+        "resume": resume_state(runner),
         **feedback(runner),
+    }
+
+
+def resume_state(runner: ExerciseRunner) -> dict[str, Any]:
+    """What a reload needs to bring the running exercise back as it was; {} while it is not running.
+
+    Parameters
+    ----------
+    runner : ExerciseRunner
+        The exercise.
+
+    Returns
+    -------
+    dict
+        ``exercise`` (its id), ``variant`` (:func:`~app.course.variants.variant_name`, or ""),
+        ``retries`` (how many new numbers were asked: the next retry's place in the browser's order),
+        ``setup`` (its Reset and settings done) and ``locked`` (the prediction as entered, or "").
+        The page sends it back after a reload; :meth:`ExerciseRunner.resume` checks every field.
+    """
+    if not runner.active:
+        return {}
+    return {
+        "exercise": runner.written.id,
+        "variant": variant_name(runner.exercise) or "",
+        "retries": runner.retries,
+        "setup": runner.lab is not None and not setup_pending(runner.exercise, runner.current),
+        "locked": runner.exercise.as_entered(runner.prediction) if runner.locked else "",
     }
 
 
@@ -57,6 +86,13 @@ def class_html(runner: ExerciseRunner) -> str:
     if runner.class_result:
         lines.append(runner.class_result)
     return "".join(f"<p>{html.escape(line)}</p>" for line in lines if line)
+
+
+def class_news(runner: ExerciseRunner) -> str:
+    """The line a docked card shows when the class moves: a new round's note, else the revealed result."""
+    if runner.classroom is None:
+        return ""
+    return runner.class_note if runner.new_round else runner.class_result
 
 
 def steps_html(runner: ExerciseRunner) -> str:

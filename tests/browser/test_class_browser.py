@@ -16,7 +16,7 @@ from playwright.sync_api import Browser, Page, expect
 from app.course.content import load_lessons
 from labs.queue.model import QueueModel
 from labs.timed import format_number
-from tests.conftest import LiveServer, serve_with_class
+from tests.conftest import PHONE, LiveServer, serve_with_class
 from tests.student import step_until, type_value
 
 pytestmark = pytest.mark.browser
@@ -268,3 +268,43 @@ def test_a_prediction_far_outside_the_exercise_is_refused_where_the_student_look
     expect(alert).to_have_count(0)
     assert not student.errors, student.errors
     student.context.close()
+
+
+DOCK_EXERCISE = next(e for e in LESSON.exercises if e.lab == "timeline" and not e.choices)
+"""An exercise no other test here shares with the class (each has its own rounds)."""
+
+
+def test_a_docked_student_on_a_phone_sees_the_reveal_and_the_new_round(browser, class_server):
+    """Issue 63: the class's result and a new round went to the card above the dock, off screen."""
+    instructor = Visitor(browser, class_server)
+    page = instructor.page
+    page.goto(class_server.url + "/instructor")
+    page.get_by_role("textbox", name="Instructor token").fill(TOKEN)
+    page.get_by_role("button", name="Sign in").click()
+    results = page.get_by_role("region", name="Class results")
+    results.get_by_role("combobox", name="Exercise").select_option(label=f"{LESSON.title}: {DOCK_EXERCISE.title}")
+    status = results.get_by_role("status").first
+    expect(status).to_contain_text("round 1 · answer hidden")
+
+    context = browser.new_context(**PHONE)
+    phone = context.new_page()
+    phone.goto(f"{class_server.url}/lesson?id={LESSON.slug}&exercise={DOCK_EXERCISE.id}")
+    card = phone.get_by_role("region", name=f"Exercise: {DOCK_EXERCISE.title}")
+    expect(card).to_contain_text("shared anonymously with the instructor")
+    card.get_by_role("textbox", name=re.compile("^Your prediction")).fill("3")
+    card.get_by_role("button", name="Lock prediction").tap()
+    expect(card).to_contain_text("Shared anonymously with the instructor (round 1).")
+    news = card.locator(".dock-class")
+    show = card.get_by_role("button", name="Show the class's result")
+    expect(show).to_be_hidden()
+
+    results.get_by_role("button", name="Reveal").click()
+    expect(news).to_contain_text("class: 1 locked")
+    expect(news).to_be_in_viewport()  # in the dock, on the student's screen
+    show.tap()
+    expect(card.locator(".class-line")).to_be_in_viewport()
+    results.get_by_role("button", name="New round").click()
+    expect(news).to_contain_text("Round 2 is open")
+    expect(news).to_be_in_viewport()
+    context.close()
+    instructor.context.close()

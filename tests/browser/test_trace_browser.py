@@ -73,12 +73,15 @@ def test_two_ranks_give_the_figures_a_step_and_the_model_beside_them(page):
     expect(lab.get_by_role("status").first).to_contain_text("buckets = 4")
     comparison = trace.get_by_text("Model: step =")
     expect(comparison).to_contain_text("Measured: step =")
+    expect(comparison).to_be_in_viewport()  # the answer to the click is brought into view, and focused
+    expect(comparison).to_be_focused()
     before = comparison.inner_text()
     box = lab.get_by_role("textbox", name="Bucket cap (MiB)", exact=True)
     box.fill("1024")
     box.press("Enter")
     expect(lab.get_by_role("status").first).to_contain_text("buckets = 2")
     expect(comparison).not_to_have_text(before)  # the model's prediction follows the new layout
+    expect(box).to_be_focused()  # a redrawn comparison leaves the focus where the student is typing
     steps = trace.get_by_role("combobox", name="Step")
     steps.select_option(label="step 2")
     expect(status).to_contain_text(readout(GLOO, 2))

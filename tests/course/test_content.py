@@ -59,9 +59,9 @@ def test_exercises_that_need_the_model():
     """Beyond the seeds: answers that take the formula, not one subtraction of the prompt's numbers."""
     answers = {(lesson.slug, e.id): e.answer for lesson, e in EXERCISES}
     assert answers[("buckets", "exposed-tail")] == 8  # 5 + 9 / 3, arrivals stop at 5
-    assert answers[("hidden", "shared-bandwidth")] == 900  # compute-bound at 100 GB/s, 12 × 75 at 75
+    assert answers[("hidden", "roofline-slowdown-on-the-timeline")] == 2.55  # 7 of 8 all-reduces × 1.47 × (1 − 1/1.33)
     assert answers[("overlap", "host-timer")] == 22  # the last issue (2 + 8g: the host falls behind), not 16 + g nor the step's end
-    assert answers[("hidden", "two-knobs")] == 18.47  # one knob undone: neither the old nor the new step
+    assert answers[("hidden", "two-knobs")] == 2.47  # one knob undone: the gap before the last 8 MiB all-reduce
 
 
 def test_the_tail_exercise_uses_the_stop_time():

@@ -41,6 +41,7 @@ summary: A test lesson.
 ```exercise
 id: growth
 title: Growth
+constants: [2]
 steps:
   - reset
   - set: {arrival_rate: 4}

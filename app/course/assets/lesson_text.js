@@ -11,7 +11,32 @@
 let counter = 0
 
 // A list (a card's choices) arrives as a new array with every message: compare what it holds.
-const same = (a, b) => a === b || (Array.isArray(a) && Array.isArray(b) && JSON.stringify(a) === JSON.stringify(b))
+const same = (a, b) =>
+  a === b || (typeof a === "object" && typeof b === "object" && a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b))
+
+// The running exercise, kept for a reload: its id in the URL (the lesson's deep link, written with
+// history.replaceState) and its state (card.resume: variant, retries, setup, locked prediction) in the
+// tab's sessionStorage, which a phone keeps for a tab it discards. One entry per tab: the last exercise run.
+const RUNNING_KEY = "overlap-lab-running-v1"
+const lessonId = () => new URLSearchParams(window.location.search).get("id") || ""
+
+function rememberRunning(state) {
+  if (!state || !state.exercise) return
+  try { window.sessionStorage.setItem(RUNNING_KEY, JSON.stringify({ ...state, lesson: lessonId() })) } catch (error) {}
+  const url = new URL(window.location.href)
+  if (url.searchParams.get("exercise") === state.exercise) return
+  url.searchParams.set("exercise", state.exercise)
+  try { window.history.replaceState(window.history.state, "", url) } catch (error) {}
+}
+
+// What this tab kept for ``state``'s exercise, if a reload interrupted more than its start (a variant,
+// the setup, a lock); null otherwise.
+function keptRunning(state) {
+  let kept = null
+  try { kept = JSON.parse(window.sessionStorage.getItem(RUNNING_KEY) || "null") } catch (error) {}
+  if (!kept || typeof kept !== "object" || kept.lesson !== lessonId() || kept.exercise !== state.exercise) return null
+  return kept.variant || kept.setup || kept.locked ? kept : null
+}
 
 function drawCard(send, shareBase) {
   const id = `prediction-${Date.now().toString(36)}-${counter++}`
@@ -94,12 +119,21 @@ function drawCard(send, shareBase) {
   // screen while docked (its role="alert" is what a screen reader hears; this copy is for the eye).
   const headNotice = document.createElement("p")
   headNotice.className = "dock-notice field-error"
+  // What the class did (a reveal, a new round), on the docked student's screen: the card's class line,
+  // a polite live region, is above the screen then (a screen reader hears that one; this copy is for the eye).
+  const headClass = document.createElement("p")
+  headClass.className = "dock-class"
+  const classResult = document.createElement("button")
+  classResult.type = "button"
+  classResult.className = "whole-question"
+  classResult.textContent = "Show the class's result"
+  classResult.addEventListener("click", () => classLine.scrollIntoView({ block: "center" }))
   const tail = document.createElement("div")
   tail.className = "dock-head"
   tail.setAttribute("aria-hidden", "true")
   head.append(headTitle, headPrompt, headAsk)
-  tail.append(headNext, headNotice)
-  dock.append(head, wholeQuestion, tail, setup, form)
+  tail.append(headClass, headNext, headNotice)
+  dock.append(head, wholeQuestion, tail, classResult, setup, form)
   // The head repeats the card's words only while docked: no second copy of the question otherwise.
   const fillHead = () => {
     const docked = section.classList.contains("docked")
@@ -250,7 +284,12 @@ function drawCard(send, shareBase) {
       classLine.innerHTML = card.class_html
       classLine.hidden = !card.class_html
     },
+    class_news: () => {
+      headClass.textContent = card.class_news
+      headClass.hidden = classResult.hidden = !card.class_news
+    },
     scroll_into_view: () => {},
+    resume: () => { if (drawn) rememberRunning(card.resume) },  // the first values: see show()
     share: () => {
       if (shareBox) shareBox.remove()
       shareBox = null
@@ -271,6 +310,13 @@ function drawCard(send, shareBase) {
       const redraw = draw[name]
       if (redraw) redraw()
     })
+    if (!drawn && card.resume && card.resume.exercise) {
+      // The page opened on a running exercise (a reload, or a tab the phone discarded): ask the
+      // server to bring back what this tab kept of it, or keep what the server says it is now.
+      const kept = !card.locked && keptRunning(card.resume)
+      if (kept) send({ action: "resume", state: kept })
+      else rememberRunning(card.resume)
+    }
     drawn = true
   }
   return { section, show, card, dock, fillHead }
