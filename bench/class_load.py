@@ -27,7 +27,7 @@ process over the raw Bokeh websocket protocol (``bench/lib/raw_session.py``: a b
 traffic without a browser; ``bokeh.client`` costs about 7× its client CPU per session:
 bench/client_cost.py), each one the simulated student of ``bench/lib/student.py``. Arrivals are
 spread evenly (with a seeded jitter) over the ramp. Before the class, one warm-up student per app
-process does the exercise (not counted). Each student does the "Four in, three out"
+process does the exercise (not counted). Each student does the "A backlog that keeps growing"
 exercise with a seeded random think time of 0.5-3 s before every action:
 
 ======  ==========================================  ==========================================

@@ -927,6 +927,6 @@ def fuzz_lab(
 
 
 def growth_exercise() -> Exercise:
-    """The lesson exercise the bench drives: 'Four in, three out' on /lesson?id=overlap."""
+    """The lesson exercise the bench drives: 'A backlog that keeps growing' on /lesson?id=overlap."""
     lesson = next(lesson for lesson in load_lessons() if lesson.slug == "overlap")
     return next(e for e in lesson.exercises if e.id == "growth")

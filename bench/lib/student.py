@@ -29,7 +29,7 @@ from bench.lib.raw_session import RawSession, http_client
 LESSON_PATH = "/lesson?id=overlap&exercise=growth"
 """The page a student opens: the first lesson with its growth exercise started."""
 
-EXERCISE_TITLE = "Four in, three out"
+EXERCISE_TITLE = "A backlog that keeps growing"
 ARRIVAL = "Arrival rate λ (units/s)"
 SERVICE = "Service rate μ (units/s)"
 

@@ -95,7 +95,7 @@ def test_axe_finds_nothing_moderate_or_worse(page, path):
 
 def test_axe_on_an_exercise_under_way_with_a_data_table_open(page):
     wait_for_page(page, "/lesson?id=overlap&exercise=growth")
-    region = page.get_by_role("region", name="Exercise: Four in, three out")
+    region = page.get_by_role("region", name="Exercise: A backlog that keeps growing")
     lab = page.get_by_role("region", name="Queue lab")
     region.get_by_role("textbox", name="Your prediction").fill("1")
     region.get_by_role("button", name="Lock prediction").click()
@@ -162,7 +162,7 @@ def test_transport_buttons_show_a_focus_ring_of_three_to_one(page, name):
 def test_an_exercise_done_with_the_keyboard_alone(page):
     """Growth exercise: Start, type the prediction, Lock, Step twice; focus is never on <body>."""
     page.goto(page.base_url + "/lesson?id=overlap")
-    region = page.get_by_role("region", name="Exercise: Four in, three out")
+    region = page.get_by_role("region", name="Exercise: A backlog that keeps growing")
     lab = page.get_by_role("region", name="Queue lab")
     expect(lab.get_by_role("button", name="Reset")).to_be_visible()
 
@@ -257,7 +257,7 @@ def test_the_readout_is_one_live_region_that_stays_and_is_busy_while_playing(pag
 
 def test_exercise_buttons_show_a_focus_ring_of_three_to_one(page):
     wait_for_page(page, "/lesson?id=overlap")
-    region = page.get_by_role("region", name="Exercise: Four in, three out")
+    region = page.get_by_role("region", name="Exercise: A backlog that keeps growing")
     start = region.get_by_role("button", name=re.compile("Start this exercise"))
     tab_to(page, start, limit=200)
     for button in (start,):
@@ -279,7 +279,7 @@ def test_exercise_buttons_show_a_focus_ring_of_three_to_one(page):
     assert region.evaluate("el => el.getAttribute('tabindex')") == "-1"
 
 
-@pytest.mark.parametrize(("path", "scope"), [("/queue", None), ("/lesson?id=overlap", "Exercise: Four in, three out")])
+@pytest.mark.parametrize(("path", "scope"), [("/queue", None), ("/lesson?id=overlap", "Exercise: A backlog that keeps growing")])
 def test_share_opened_from_the_keyboard_shows_its_focus_ring_and_axe_finds_nothing(page, path, scope):
     wait_for_page(page, path)
     where = page.get_by_role("region", name=scope) if scope else page.get_by_role("main")

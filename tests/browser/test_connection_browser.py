@@ -25,7 +25,7 @@ from tests.student import step_until, type_value
 from tests.waiting import nothing_happens_for
 
 LESSON = "/lesson?id=overlap"
-FINISHED = "Exercise: Four in, three out"  # reset, λ = 4, μ = 3, predict 1, run to t = 2
+FINISHED = "Exercise: A backlog that keeps growing"  # reset, λ = 4, μ = 3, predict 1, run to t = 2
 DRAFTED = "Exercise: A backlog that empties"
 LOST = "Connection to the course server lost"
 

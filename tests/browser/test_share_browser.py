@@ -18,7 +18,7 @@ from tests.browser.test_a11y_browser import is_focused
 
 pytestmark = pytest.mark.browser
 
-EXERCISE = "Exercise: Four in, three out"  # lesson "overlap", exercise "growth"
+EXERCISE = "Exercise: A backlog that keeps growing"  # lesson "overlap", exercise "growth"
 
 
 def open_share(scope: Locator) -> Locator:

@@ -20,7 +20,7 @@ from tests.student import open_lab, reading, readout, type_value, wait_until
 pytestmark = pytest.mark.browser
 
 LESSON = "/lesson?id=overlap&exercise=growth"
-EXERCISE = "Exercise: Four in, three out"
+EXERCISE = "Exercise: A backlog that keeps growing"
 OTHER = "Exercise: A backlog that empties"
 REFUSED = "99999999999999999999"
 
