@@ -219,4 +219,3 @@ HTTP_PROBES = {
     "bearer guesses": bearer_guesses,  # last: a throttle on this client's address may hold a while
 }
 """Every probe, in the order run."""
-

@@ -279,7 +279,9 @@ def test_exercise_buttons_show_a_focus_ring_of_three_to_one(page):
     assert region.evaluate("el => el.getAttribute('tabindex')") == "-1"
 
 
-@pytest.mark.parametrize(("path", "scope"), [("/queue", None), ("/lesson?id=overlap", "Exercise: A backlog that keeps growing")])
+@pytest.mark.parametrize(
+    ("path", "scope"), [("/queue", None), ("/lesson?id=overlap", "Exercise: A backlog that keeps growing")]
+)
 def test_share_opened_from_the_keyboard_shows_its_focus_ring_and_axe_finds_nothing(page, path, scope):
     wait_for_page(page, path)
     where = page.get_by_role("region", name=scope) if scope else page.get_by_role("main")

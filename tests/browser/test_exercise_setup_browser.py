@@ -24,7 +24,8 @@ GROWTH = next(
     (lesson, exercise)
     for lesson in load_lessons()
     for exercise in lesson.exercises
-    if exercise.lab == "queue" and [step.kind for step in exercise.steps] == ["reset", "set", "set", "predict", "run"]
+    if exercise.lab == "queue"
+    and [step.kind for step in exercise.steps] == ["reset", "set", "set", "predict", "run"]
     and exercise.steps[1].control == "arrival_rate"
     and exercise.steps[1].value > 1
 )

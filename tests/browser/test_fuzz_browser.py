@@ -134,7 +134,7 @@ def test_an_option_gone_after_it_was_read_is_a_miss_and_one_still_there_is_chose
     try:
         page = context.new_page()
         page.set_content(
-            '<label>Missing event <select><option>none</option><option>bucket 1</option>'
+            "<label>Missing event <select><option>none</option><option>bucket 1</option>"
             "<option>bucket 2</option></select></label>"
         )
         select = page.get_by_role("combobox", name="Missing event")

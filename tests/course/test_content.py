@@ -60,7 +60,8 @@ def test_exercises_that_need_the_model():
     answers = {(lesson.slug, e.id): e.answer for lesson, e in EXERCISES}
     assert answers[("buckets", "exposed-tail")] == 8  # 5 + 9 / 3, arrivals stop at 5
     assert answers[("hidden", "roofline-slowdown-on-the-timeline")] == 2.55  # 7 of 8 all-reduces × 1.47 × (1 − 1/1.33)
-    assert answers[("overlap", "host-timer")] == 22  # the last issue (2 + 8g: the host falls behind), not 16 + g nor the step's end
+    # the last issue (2 + 8g: the host falls behind its gaps), not 16 + g nor the step's end
+    assert answers[("overlap", "host-timer")] == 22
     assert answers[("hidden", "two-knobs")] == 2.47  # one knob undone: the gap before the last 8 MiB all-reduce
 
 

@@ -50,7 +50,6 @@ def test_a_course_page_copies_no_busy_spinner(monkeypatch):
     assert len(copied) == 1  # what every page paid before
 
 
-
 def _counting_lab_models(monkeypatch) -> list[object]:
     """Each lab stage turned into Bokeh models from now on (the lab's models are made with it), in a list."""
     from labs.ui.stage import LabStage
