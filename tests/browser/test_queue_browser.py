@@ -194,7 +194,7 @@ def test_arrivals_stop_at_drains_the_tail_and_clears_back_to_never(page):
 
 
 def test_invalid_stop_time_is_refused_and_changes_nothing(page):
-    """One refusal of the optional field in Chromium; every value is refused headless (tests/labs/test_queue_view.py)."""
+    """One refusal of the optional field in Chromium; every value is refused headless (test_queue_view.py)."""
     typed = "nan"
     lab = open_lab(page, "/queue", "Queue lab")
     type_value(lab, "Arrivals stop at", "3")
