@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from app.classroom.store import RoundVotes
+from app.course.catalog import lab_kinds
 from app.course.content import Exercise
 from app.course.exercise_range import prediction_range
 from labs.timed import format_number
@@ -37,7 +38,7 @@ def choice_edges(exercise: Exercise) -> np.ndarray:
     return np.arange(len(exercise.choices) + 1) - 0.5
 
 
-def bin_edges(values: np.ndarray, extra: float | None = None) -> np.ndarray:
+def bin_edges(values: np.ndarray, extra: float | None = None, whole: bool = False) -> np.ndarray:
     """Histogram bins for predictions: numpy's 'auto' rule, at most MAX_BINS, one bin around a single value.
 
     Never fails: values that are not finite are ignored, and a range too wide for a float's
@@ -49,6 +50,8 @@ def bin_edges(values: np.ndarray, extra: float | None = None) -> np.ndarray:
         Every prediction drawn (all rounds shown, so their bars line up).
     extra : float, optional
         A value the bins must also cover (the answer, once revealed).
+    whole : bool
+        Whether the predictions are whole numbers (:func:`round_edges`).
     """
     span = np.asarray(values, dtype=float)
     if extra is not None:
@@ -69,7 +72,55 @@ def bin_edges(values: np.ndarray, extra: float | None = None) -> np.ndarray:
     if len(edges) - 1 > MAX_BINS:
         edges = np.linspace(low, high, MAX_BINS + 1)
     edges = np.unique(edges)
-    return edges if len(edges) >= 2 else np.array([low - 0.5, low + 0.5])
+    if len(edges) < 2:
+        return np.array([low - 0.5, low + 0.5])
+    with np.errstate(all="ignore"):
+        try:
+            rounded = round_edges(low, high, float(edges[1] - edges[0]), whole)
+        except (OverflowError, ValueError):  # near a float's limits: the even bins stand
+            return edges
+    fits = 2 <= len(rounded) <= MAX_BINS + 1 and np.all(np.isfinite(rounded)) and np.all(np.diff(rounded) > 0)
+    return rounded if fits else edges
+
+
+NICE_STEPS = (1.0, 2.0, 2.5, 5.0, 10.0)
+"""A bin's width is one of these times a power of ten: its edges read as round numbers ("2 to 4")."""
+
+
+def round_edges(low: float, high: float, width: float, whole: bool = False) -> np.ndarray:
+    """Bins of a round width covering ``low`` to ``high``, at least ``width`` wide, at most :data:`MAX_BINS`.
+
+    Parameters
+    ----------
+    low, high : float
+        The smallest and largest value to cover (finite, ``low < high``).
+    width : float
+        The width a rule chose (numpy's 'auto'); rounded up to 1, 2, 2.5 or 5 times a power of ten.
+    whole : bool
+        Whether the values are whole numbers (a count of layers, buckets): bins are then whole
+        numbers wide and centred on them (edges at n − 0.5), so each value sits in the middle of its bar.
+
+    Returns
+    -------
+    numpy.ndarray
+        The edges, each a multiple of the width (offset by half a unit for whole numbers).
+    """
+    width = max(width, (high - low) / MAX_BINS)
+    if whole:
+        width = 1.0 if high - low < MAX_BINS else max(width, 1.0)  # a bar per value while they fit
+    power = 10.0 ** math.floor(math.log10(width))
+    step = next((k * power for k in NICE_STEPS if k * power >= width * (1 - 1e-9)), 10 * power)
+    if whole:
+        step = max(1.0, float(round(step)))
+    offset = 0.5 if whole and step == 1.0 else 0.0
+    start = math.floor((low + offset) / step) * step - offset
+    count = max(1, math.ceil((high + offset) / step - (start + offset) / step + 1e-9))
+    if whole and step == 1.0:
+        count = max(1, int(round(high - low)) + 1)
+    edges = start + step * np.arange(count + 1)
+    if edges[-1] <= high:  # the last value on the last edge belongs in a bin of its own
+        edges = np.append(edges, edges[-1] + step)
+    return edges
 
 
 def chart_of(exercise: Exercise, shown: list[RoundVotes], revealed: bool) -> Chart | str:
@@ -107,7 +158,8 @@ def chart_of(exercise: Exercise, shown: list[RoundVotes], revealed: bool) -> Cha
         drawn = np.concatenate(kept)
         if drawn.size == 0:
             return f"None of the {total} predictions can be drawn: each is {what}."
-        edges = bin_edges(drawn, exercise.answer if revealed else None)
+        whole = exercise.quantity in lab_kinds()[exercise.lab].counts
+        edges = bin_edges(drawn, exercise.answer if revealed else None, whole=whole)
     counts = [np.histogram(r, bins=edges)[0] for r in kept]
     left_out = total - sum(len(r) for r in kept)
     note = "" if not left_out else f"{left_out} of the {total} predictions are not drawn: {what}."
@@ -123,6 +175,8 @@ def chart_table(chart: Chart, shown: list[RoundVotes], unit: str, choices: tuple
         cells = "".join(f"<td>{int(c[k])}</td>" for c in chart.counts)
         if choices:
             name = html.escape(choices[k])
+        elif edges[k + 1] - edges[k] == 1 and edges[k] % 1 == 0.5:  # a whole-number bin: its one value
+            name = f"{format_number(float(edges[k]) + 0.5)} {html.escape(unit)}"
         else:
             low, high = format_number(float(edges[k])), format_number(float(edges[k + 1]))
             name = f"{low} to {high} {html.escape(unit)}"

@@ -173,7 +173,11 @@ class InstructorView(Viewer):
 
     def _build_results(self) -> None:
         self.exercise = pn.widgets.Select(
-            label="Exercise", options={c.label: c.key for c in self.choices}, value=self.choices[0].key, width=420
+            label="Exercise",
+            options={c.label: c.key for c in self.choices},
+            value=self.choices[0].key,
+            min_width=420,
+            sizing_mode="stretch_width",  # the lesson's and exercise's titles whole, not cut at 420 px
         )
         self.exercise.param.watch(lambda _event: self._chose(), "value")
         self.reveal = pn.widgets.Button(label="Reveal", color="primary", align="end")
@@ -221,6 +225,7 @@ class InstructorView(Viewer):
             title="Predictions: each round's count per range (the table below has the numbers)",
         )
         fig.vbar(x="x", top="top", width="width", fill_color="color", line_color=WHITE, source=self.source)
+        fig.yaxis.ticker = BasicTicker(min_interval=1)  # students are counted whole
         self.range_ticker, self.choice_ticker = BasicTicker(), FixedTicker(ticks=[])
         self.answer_line = Span(location=0, dimension="height", line_color=ERROR_RED, line_width=3, visible=False)
         fig.add_layout(self.answer_line)

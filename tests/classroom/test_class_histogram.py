@@ -62,7 +62,22 @@ def test_only_predictions_that_make_sense_are_drawn_and_the_rest_named():
     assert isinstance(chart, Chart)
     assert sum(int(c.sum()) for c in chart.counts) == 3
     assert chart.note.startswith(f"3 of the 6 predictions are not drawn: outside {RANGE} work units per second")
-    assert chart.edges[0] >= 1.0 - 1e-9 and chart.edges[-1] <= 4.0 + 1e-9  # the bins fit the sane votes
+    width = float(chart.edges[1] - chart.edges[0])
+    assert chart.edges[0] <= 1.0 < chart.edges[0] + width  # the bins fit the sane votes, a bin at most around them
+    assert chart.edges[-1] - width <= 4.0 < chart.edges[-1]
+
+
+@pytest.mark.parametrize(
+    ("values", "whole", "edges"),
+    [
+        ([-1.0, 1.0, 4.0], False, [-2, 0, 2, 4, 6]),  # not "-1 to 0.666667": round numbers
+        ([16.8, 18.5, 22.0, 23.47], False, [15, 17.5, 20, 22.5, 25]),
+        ([800.0, 1000.0, 600.0], False, [600, 800, 1000, 1200]),
+        ([0.0, 3.0, 7.0], True, [-0.5, 0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5]),  # a bar on each count
+    ],
+)
+def test_bins_have_round_edges_and_whole_numbers_a_bar_each(values, whole, edges):
+    assert bin_edges(np.array(values), whole=whole).tolist() == edges
 
 
 def test_no_prediction_that_can_be_drawn_says_why():
@@ -104,7 +119,7 @@ def test_extreme_votes_forced_into_the_store_leave_a_chart_of_the_selected_exerc
     assert sum(view.source.data["top"]) == 3
     assert f"{stored - 3} of the {stored} predictions are not drawn" in view.table.object
     assert "<caption>Predictions per range</caption>" in view.table.object
-    assert view.figure.x_range.start >= 1.0 - 1e-9 and view.figure.x_range.end <= 4.0 + 1e-9
+    assert 0.0 <= view.figure.x_range.start <= 1.0 and 4.0 < view.figure.x_range.end <= 6.0  # the sane votes' bins
 
     view.exercise.value = OTHER_KEY  # only extreme votes: no chart, and not the one before
     assert "locked = 2 · round 1 · answer hidden" in view.status.text
