@@ -64,43 +64,37 @@ PLACE = """(el, offset) => {
   return el.getBoundingClientRect().top - main.getBoundingClientRect().top
 }"""
 
-WHERE = "(el) => el.getBoundingClientRect().top - document.getElementById('main').getBoundingClientRect().top"
-
 BELOW_THE_BAR = """(el) => {
   const r = el.getBoundingClientRect(), top = document.getElementById("main").getBoundingClientRect().top
   return r.height > 0 && r.top >= top - 0.5 && r.bottom <= innerHeight + 0.5
 }"""
 
 
-def run_to_the_verdict(page: Page, card, lab, offset: float) -> float:
-    """Set up, lock, put the verdict's line ``offset`` px below the top bar and press Play without
-    scrolling (as from the dock); return how far the line moved by itself as the card left the dock."""
+def test_on_a_phone_the_verdict_docks_over_the_picture_and_read_why_brings_it_below_the_top_bar(phone: Page):
+    """Issue 63: the verdict could land under the fixed top bar, and never shared the screen with the picture.
+
+    Now the card stays docked at the verdict (a line in the dock, the finished picture above it); "Read
+    why" hands the card back and brings its verdict below the bar, even from a page scrolled so that the
+    verdict's place was under the bar.
+    """
+    slug, growth = next((slug, e) for slug, e in EXERCISES if e.id == "growth")
+    phone.goto(f"{phone.base_url}/lesson?id={slug}&exercise=growth")  # type: ignore[attr-defined]
+    card = phone.get_by_role("region", name=f"Exercise: {growth.title}")
+    lab = phone.get_by_role("region", name="Queue lab")
     card.get_by_role("button", name="Set up the lab").tap()
     expect(card.get_by_role("button", name="Set up the lab")).to_be_hidden()
     card.get_by_role("textbox", name=re.compile("^Your prediction")).fill("1")
     card.get_by_role("button", name="Lock prediction").tap()
     expect(lab.get_by_role("button", name="Play")).to_be_enabled()
     verdict = card.get_by_role("status").first
-    placed = verdict.evaluate(PLACE, offset)
-    lab.get_by_role("button", name="Play").evaluate("button => button.click()")
+    assert verdict.evaluate(PLACE, -30) == pytest.approx(-30, abs=1)
+    lab.get_by_role("button", name="Play").evaluate("button => button.click()")  # no scroll to it
     expect(verdict).not_to_be_empty()
-    return verdict.evaluate(WHERE) - placed
-
-
-def test_a_verdict_that_lands_under_the_top_bar_is_brought_below_it(phone: Page):
-    """Issue 63: the on-screen check compared the verdict with the window's top, not the top bar's bottom.
-
-    The card leaves the dock as the verdict comes, and its form going back into the card moves the
-    verdict down: a first run, with the verdict well on screen, measures by how much; the next one is
-    placed so that the verdict lands under the bar
-    (a new question's form differs by a few pixels, so with some margin).
-    """
-    slug, growth = next((slug, e) for slug, e in EXERCISES if e.id == "growth")
-    phone.goto(f"{phone.base_url}/lesson?id={slug}&exercise=growth")  # type: ignore[attr-defined]
-    card = phone.get_by_role("region", name=f"Exercise: {growth.title}")
-    lab = phone.get_by_role("region", name="Queue lab")
-    shift = run_to_the_verdict(phone, card, lab, offset=150)
-    card.get_by_role("button", name="Try it with new numbers").tap()
-    run_to_the_verdict(phone, card, lab, offset=-35 - shift)  # lands 25-35 px under the bar's edge
-    verdict = card.get_by_role("status").first
+    docked = card.locator(".dock-verdict")
+    expect(docked).to_have_text(verdict.inner_text().strip())
+    expect(docked).to_be_in_viewport()
+    expect(lab.get_by_role("img").first).to_be_in_viewport()  # the finished picture shares the screen
+    card.get_by_role("button", name="Read why").tap()
     poll(lambda: verdict.evaluate(BELOW_THE_BAR), page=phone, what="the verdict below the top bar")
+    expect(verdict).to_be_focused()
+    expect(card.get_by_role("button", name="Read why")).to_be_hidden()

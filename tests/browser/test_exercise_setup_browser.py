@@ -88,7 +88,23 @@ def test_play_without_the_setup_names_the_setting_beside_play_and_the_setup_butt
     lab.get_by_role("button", name="Play").click()
     feedback = card.get_by_role("status").first
     expect(feedback).to_contain_text("Correct")
+    see_the_verdict(card, lab, feedback)
+
+
+def see_the_verdict(card: Locator, lab: Locator, feedback: Locator) -> None:
+    """The verdict on screen: on a laptop in the card beside the lab; on a phone in the dock, with the
+    finished picture above it, until "Read why" brings the card's verdict and explanation up."""
+    read_why = card.get_by_role("button", name="Read why")
+    if not read_why.is_visible():
+        expect(feedback).to_be_in_viewport()
+        return
+    expect(card.locator(".dock-verdict")).to_contain_text("Correct")
+    expect(card.locator(".dock-verdict")).to_be_in_viewport()
+    picture = lab.get_by_role("img").first
+    poll(lambda: in_view(picture), page=card.page, what="the finished picture, whole, above the docked verdict")
+    read_why.click()
     expect(feedback).to_be_in_viewport()
+    expect(feedback).to_be_focused()
 
 
 MISSING_EVENT = next(
@@ -137,7 +153,7 @@ def test_the_whole_exercise_by_taps_on_a_phone_keeps_the_prediction_beside_play_
     play.tap()
     feedback = card.get_by_role("status").first
     expect(feedback).to_contain_text("Correct")
-    expect(feedback).to_be_in_viewport()
+    see_the_verdict(card, lab, feedback)
 
 
 def test_on_a_phone_a_refused_prediction_says_why_beside_the_field(phone: Page):

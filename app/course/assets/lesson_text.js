@@ -128,12 +128,28 @@ function drawCard(send, shareBase) {
   classResult.className = "whole-question"
   classResult.textContent = "Show the class's result"
   classResult.addEventListener("click", () => classLine.scrollIntoView({ block: "center" }))
+  // A verdict on a phone: the card stays docked with the verdict in a line, so the finished picture
+  // above keeps the screen; "Read why" gives the card back to the page at its verdict and explanation.
+  const headVerdict = document.createElement("p")
+  headVerdict.className = "dock-verdict"
+  const readWhy = document.createElement("button")
+  readWhy.type = "button"
+  readWhy.className = "read-why"
+  readWhy.textContent = "Read why"
+  readWhy.addEventListener("click", () => {
+    self.readWhy = true
+    section.dispatchEvent(new CustomEvent("overlap-read-why", { bubbles: true, composed: true }))
+    requestAnimationFrame(() => {
+      feedback.scrollIntoView({ block: "start" })
+      feedback.focus({ preventScroll: true })
+    })
+  })
   const tail = document.createElement("div")
   tail.className = "dock-head"
   tail.setAttribute("aria-hidden", "true")
   head.append(headTitle, headPrompt, headAsk)
-  tail.append(headClass, headNext, headNotice)
-  dock.append(head, wholeQuestion, tail, classResult, setup, form)
+  tail.append(headVerdict, headClass, headNext, headNotice)
+  dock.append(head, wholeQuestion, tail, readWhy, classResult, setup, form)
   // The head repeats the card's words only while docked: no second copy of the question otherwise.
   const fillHead = () => {
     const docked = section.classList.contains("docked")
@@ -158,6 +174,11 @@ function drawCard(send, shareBase) {
     if (advice) headNext.textContent = advice.textContent
     else headNext.textContent = next && next.firstChild ? `Next: ${next.firstChild.textContent}` : ""
     headNext.classList.toggle("setup-note", !!advice)
+    const judged = docked && !!card.feedback_html
+    section.classList.toggle("judged", judged)
+    headVerdict.textContent = judged ? feedback.textContent.trim() : ""
+    headVerdict.className = judged ? `dock-verdict ${card.verdict}` : "dock-verdict"
+    headVerdict.hidden = readWhy.hidden = !judged
   }
   const feedback = document.createElement("div")
   feedback.setAttribute("role", "status")
@@ -263,11 +284,14 @@ function drawCard(send, shareBase) {
     feedback_html: () => {
       const verdict = !feedback.innerHTML && card.feedback_html && drawn
       feedback.innerHTML = card.feedback_html
+      if (!card.feedback_html) self.readWhy = false  // a new run: its verdict docks again
+      fillHead()
       // A verdict that arrives after a run is brought into view and focused, once the page has
       // laid out (the dock gives its place back first): on a phone the card is above the lab.
       // Where it is already on screen (beside the lab on a laptop) nothing moves. Focus moves to it
       // only from nowhere (the page's body): a control the student is using keeps it (Step, Play).
       if (verdict) requestAnimationFrame(() => {
+        if (section.classList.contains("docked")) return  // on a phone the dock shows it, over the picture
         const box = feedback.getBoundingClientRect()
         const [top, bottom] = visibleArea(section.getRootNode())
         if (box.top < top || box.bottom > bottom) feedback.scrollIntoView({ block: "nearest" })
@@ -275,7 +299,10 @@ function drawCard(send, shareBase) {
         if (!active || active === document.body) feedback.focus({ preventScroll: true })
       })
     },
-    verdict: () => { feedback.className = card.verdict ? `feedback ${card.verdict}` : "" },
+    verdict: () => {
+      feedback.className = card.verdict ? `feedback ${card.verdict}` : ""
+      fillHead()  // the dock's copy of the verdict takes its colour
+    },
     explanation_html: () => {
       why.innerHTML = card.explanation_html
       why.hidden = !card.explanation_html
@@ -319,7 +346,8 @@ function drawCard(send, shareBase) {
     }
     drawn = true
   }
-  return { section, show, card, dock, fillHead }
+  const self = { section, show, card, dock, fillHead, readWhy: false }
+  return self
 }
 
 // The part of the window the student sees: below the course's fixed top bar (the top of the scrolling
@@ -360,7 +388,8 @@ function dockCards(cards, wide) {
     seen = height
   })
   return () => {
-    const running = wide.matches ? null : cards.find((c) => c && c.card.active && !c.card.feedback_html)
+    // The running exercise stays docked through its verdict until the student asks to read why.
+    const running = wide.matches ? null : cards.find((c) => c && c.card.active && !(c.card.feedback_html && c.readWhy))
     if (running === docked) return false
     if (docked) {
       docked.section.classList.remove("docked")
@@ -496,6 +525,10 @@ export function render({ model }) {
   const wide = window.matchMedia(`(min-width: ${model.side_by_side_from}px)`)
   const dockRunning = dockCards(cards, wide)
   wide.addEventListener("change", () => dockRunning())
+  root.addEventListener("overlap-read-why", () => {
+    dockRunning()
+    place()
+  })
   let opened = false
   const draw = (entries) => {
     for (const [i, values] of entries) if (cards[i]) cards[i].show(model.card_fields, values)
