@@ -183,10 +183,10 @@ def test_a_lesson_survives_a_server_restart(phone_page: Page, restartable: Resta
         "ρ = λ/μ = 0.71"  # 2.5 / 3.5: the server took both values
     )
     drafted = page.get_by_role("region", name=DRAFTED)
-    drafted.get_by_role("button", name="Start this exercise").click()  # its field shows once it is started
     prediction = drafted.get_by_role("textbox", name="Your prediction")
     expect(prediction).to_have_value("1.5")
-    expect(prediction).to_be_enabled()  # back as a draft: locking again is the student's act
+    expect(prediction).to_be_disabled()  # the running exercise comes back as it was, locked (issue 63)
+    expect(page).to_have_url(re.compile(r"[?&]exercise=drain\b"))
     expect(lab.get_by_role("button", name="Reset")).to_be_enabled()
     expect(page.get_by_role("alert")).to_have_count(0)
     assert page.evaluate("sessionStorage.getItem('overlap-lab-restore-v1')") is None
