@@ -126,8 +126,10 @@ def test_a_class_and_a_dead_process_lose_no_prediction(browser, cluster):
         # server is back and offers Reload.
         expect(student.page.get_by_role("alert").filter(has_text="course server")).to_be_visible()
         student.page.get_by_role("button", name="Reload").click()
-        student.lock()  # the same browser, so the same anonymous id: its vote is in already
+        # The same tab: the exercise comes back locked (issue 63); the same browser, so the same
+        # anonymous id: its vote is in already, and it stays the one counted.
         expect(student.card).to_contain_text("You already shared a prediction in round 1")
+        expect(student.card.get_by_role("textbox", name="Your prediction")).to_have_value(prediction_of(student.number))
     for student in second + third:
         student.context.close()
 

@@ -14,7 +14,7 @@ from app.course.variants import RETRY_LABEL
 pytestmark = pytest.mark.browser
 
 LESSON, GROWTH = next((lesson, e) for lesson in load_lessons() for e in lesson.exercises if e.id == "growth" and e.vary)
-RATES = re.compile(r"With λ = (\d+) and μ = (\d+)")
+RATES = re.compile(r"With λ = (\d+(?:\.\d+)?) and μ = (\d+(?:\.\d+)?)")
 
 
 def test_a_wrong_verdict_then_new_numbers_changes_the_question_and_the_setup_and_judges_the_new_answer(page: Page):
@@ -40,8 +40,9 @@ def test_a_wrong_verdict_then_new_numbers_changes_the_question_and_the_setup_and
     card.get_by_role("button", name=SETUP_LABEL).click()
     expect(lab.get_by_role("textbox", name="Arrival rate λ")).to_have_value(arrival)
     expect(lab.get_by_role("textbox", name="Service rate μ")).to_have_value(service)
-    card.get_by_role("textbox", name="Your prediction").fill(str(int(arrival) - int(service)))
+    rate = float(arrival) - float(service)
+    card.get_by_role("textbox", name="Your prediction").fill(f"{rate:g}")
     card.get_by_role("button", name="Lock prediction").click()
     lab.get_by_role("button", name="Play").click()
     expect(verdict).to_contain_text("Correct")
-    expect(verdict).to_contain_text(f"the lab shows {int(arrival) - int(service)}.00")
+    expect(verdict).to_contain_text(f"the lab shows {rate:.2f}")

@@ -67,7 +67,7 @@ def test_a_run_larger_than_the_lab_models_says_so_when_the_lab_is_opened():
     drop(view, {"big_rank0.json": late(0, world_size=MAX_WORLD)})
     view.open_lab.clicks += 1
     said = f"The model cannot be filled in: Ranks p cannot be {MAX_WORLD}; use a number at least 2 and at most 4096"
-    assert said in view.comparison.object and 'role="alert"' in view.comparison.object
+    assert said in view.comparison.html and 'role="alert"' in view.comparison.html
     assert "all-reduces = " in view.status.text  # the measured figures stay
 
 

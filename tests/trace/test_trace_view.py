@@ -153,11 +153,11 @@ def test_the_world_size_is_asked_for_when_no_file_says_it_never_taken_from_the_f
     assert readout(GLOO) in view.status.text
     assert all(trace.world_size is None for trace in view.traces)  # unknown, not len(files)
     view._open_lab(None)
-    assert "World size (ranks in the run)" in view.comparison.object and 'role="alert"' in view.comparison.object
+    assert "World size (ranks in the run)" in view.comparison.html and 'role="alert"' in view.comparison.html
     view.world.value = 8  # the two files were ranks 0 and 1 of eight
     assert [trace.world_size for trace in view.traces] == [8, 8]
     view._open_lab(None)
-    assert view.lab.model.ranks == 8 and "Model: step =" in view.comparison.object
+    assert view.lab.model.ranks == 8 and "Model: step =" in view.comparison.html
     drop(view, [GLOO[0]])  # a file that says its world size (2) takes over from the field
     assert not view.world.visible
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 
 import panel as pn
+import param
+from panel.custom import JSComponent
 
 from app.trace import TraceError
 from app.trace.fit import fit_network, lab_settings, readable_settings
@@ -16,28 +18,46 @@ from app.trace.page.shown import measured_window, ms
 from app.trace.report import tail_text
 from labs.timed import InvalidInput
 
-BRING_INTO_VIEW = """
-// The answer to "Open in the bucket timeline lab" is drawn below the button, often below the screen:
-// bring its first line into view and give it focus, once per press (its data-opened counts them), so
-// that later edits in the lab, which redraw the line, never move the page or take the focus.
-const view = Bokeh.index?.find_one?.(source)
-const line = view?.el?.shadowRoot?.querySelector("[data-opened]")
-if (line && line.dataset.opened !== view._broughtIntoView) {
-  view._broughtIntoView = line.dataset.opened
-  line.tabIndex = -1
-  requestAnimationFrame(() => {
-    line.scrollIntoView({ block: "start" })
-    line.focus({ preventScroll: true })
-  })
+
+class AnswerLine(JSComponent):
+    """The line that answers "Open in the bucket timeline lab": brought into view and focused once per press.
+
+    The answer is drawn below the button, often below the screen. Each press counts up ``opened``;
+    the page then scrolls the line to the top and gives it focus, and only then: a later edit in the
+    lab redraws the line without moving the page or taking the focus from the field being typed in.
+    """
+
+    html = param.String(default="", doc="The line: trusted HTML (the model against the measured step, or why not).")
+    opened = param.Integer(default=0, bounds=(0, None), doc="Presses of the button so far.")
+
+    _esm = """
+export function render({ model }) {
+  const box = document.createElement("div")
+  let seen = model.opened
+  let shown = null
+  const draw = () => {
+    if (model.html !== shown) box.innerHTML = shown = model.html  // the same line stays the same element
+    if (model.opened === seen || !box.firstElementChild) return
+    seen = model.opened
+    requestAnimationFrame(() => {
+      const line = box.firstElementChild  // as drawn by then
+      if (!line) return
+      line.tabIndex = -1
+      line.scrollIntoView({ block: "start" })
+      line.focus({ preventScroll: true })
+    })
+  }
+  draw()
+  model.on("html", draw)
+  // A press whose answer reads as the last one did; after the rest of its message (the new line) is in.
+  model.on("opened", () => Promise.resolve().then(draw))
+  return box
 }
 """
-"""Browser code run when the comparison line changes (Panel's ``jscallback``): see its first comment."""
 
 
 class ModelBeside:
     """The "Open in the bucket timeline lab" button: the model filled from the measured step, and the two compared."""
-
-    _opened = 0  # presses of the button: the comparison line carries it, and the page acts once per press
 
     def _open_lab(self, _event: object) -> None:
         from labs.timeline.view import TimelineLab  # built only when asked for
@@ -47,7 +67,7 @@ class ModelBeside:
                 self.lab = TimelineLab(placement="section")
                 self.lab.model.param.watch(self._compare, list(self.lab.model.controls))
                 self.lab_slot.objects = [self.lab]
-            self._opened += 1
+            self.comparison.opened += 1  # first: the line drawn next is brought into view
             self._fill_lab()
 
     def _fill_lab(self) -> None:
@@ -56,9 +76,7 @@ class ModelBeside:
             fit = fit_network(source)
         except TraceError as refusal:  # p unknown: say where to give it, on the page rather than the CLI's flag
             said = str(refusal).replace("(--world-size N)", "in “World size (ranks in the run)”")
-            self.comparison.object = (
-                f'<p role="alert" data-opened="{self._opened}">The model cannot be filled in: {html.escape(said)}.</p>'
-            )
+            self.comparison.html = f'<p role="alert">The model cannot be filled in: {html.escape(said)}.</p>'
             return
         settings = readable_settings(lab_settings(source, fit))  # as the fields show them, and read back
         model = self.lab.model
@@ -68,10 +86,7 @@ class ModelBeside:
                 model.apply(name, settings[name])
         except InvalidInput as refusal:  # the run is larger than the lab models (more ranks than its field takes)
             model.reset()
-            self.comparison.object = (
-                f'<p role="alert" data-opened="{self._opened}">The model cannot be filled in: '
-                f"{html.escape(str(refusal))}</p>"
-            )
+            self.comparison.html = f'<p role="alert">The model cannot be filled in: {html.escape(str(refusal))}</p>'
             return
         self._compare()
 
@@ -87,8 +102,8 @@ class ModelBeside:
                 f"{ms(m.exposed - max(tl.tail_ms, 0.0))} ms off the measured tail"
             )
         )
-        self.comparison.object = (
-            f'<p role="status" data-opened="{self._opened}">Model: {predicted} (from the start of backward). '
+        self.comparison.html = (
+            f'<p role="status">Model: {predicted} (from the start of backward). '
             "Measured: step = "
             f"{ms(measured_step)} ms, tail = {tail_text(tl.tail_ms)}{difference}. Change the bucket cap below to see "
             f"what the model predicts for another layout.</p>"

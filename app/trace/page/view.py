@@ -21,7 +21,7 @@ from bokeh.plotting import figure
 from panel.viewable import Viewer
 
 from app.trace import TraceError
-from app.trace.page.beside import BRING_INTO_VIEW, ModelBeside
+from app.trace.page.beside import AnswerLine, ModelBeside
 from app.trace.page.inputs import dropper, rank_picker, reading_text
 from app.trace.page.sample import SAMPLE_FILES, sample_traces
 from app.trace.page.shown import (
@@ -101,8 +101,7 @@ class TraceView(ModelBeside, Viewer):
             visible=self.own_files,
         )
         self.open_lab.on_click(self._open_lab)
-        self.comparison = pn.pane.HTML("", margin=(5, 10))
-        self.comparison.jscallback(text=BRING_INTO_VIEW)  # the Bokeh model's name for the pane's object
+        self.comparison = AnswerLine(margin=(5, 10), sizing_mode="stretch_width")
         self.lab_slot = pn.Column(sizing_mode="stretch_width")
         self.lab = None
         self._run: RunTimeline | None = None
