@@ -7,7 +7,6 @@ Each test runs over every variant of every exercise, through the code the page u
 from __future__ import annotations
 
 from functools import cache
-from pathlib import Path
 
 import pytest
 
@@ -16,6 +15,8 @@ from app.course.spec import Exercise
 from app.course.variant_text import literal_numbers, stray_numbers
 from app.course.variants import combinations, variant
 from tests.course.slips import mib_taken_as_mb
+from tests.course.test_variants import SPEC as GROWTH_SPEC
+from tests.course.test_variants import write
 
 LESSONS = load_lessons()
 EXERCISES = [e for lesson in LESSONS for e in lesson.exercises]
@@ -34,45 +35,12 @@ def ids(exercises):
 
 # ----- the format: a number in a varying exercise is a placeholder or a declared constant --------
 
-SPEC = """---
-title: Test
-lab: queue
-summary: A test lesson.
----
-
-```exercise
-id: growth
-title: Growth from {arrival_rate} in, {service_rate} out
-constants: [2]
-steps:
-  - reset
-  - set: {arrival_rate: 4}
-  - set: {service_rate: 3}
-  - predict
-  - run: {until: 2}
-prediction:
-  prompt: With λ = {arrival_rate} and μ = {service_rate}, how fast does the backlog change over 2 s?
-  quantity: net_rate
-  unit: work units per second
-answer: 1
-tolerance: 0.05
-vary:
-  arrival_rate: [4, 5]
-  service_rate: [2, 3]
-mistakes:
-  - answer: 4
-    rule: arrival_rate
-    label: the arrival rate alone
-    reasoning: You took λ = {arrival_rate} alone, not {arrival_rate} − {service_rate}.
-explanation: λ − μ = {answer}.
-```
-"""
-
-
-def write(tmp_path: Path, text: str) -> Path:
-    path = tmp_path / "01-test.md"
-    path.write_text(text, encoding="utf-8")
-    return path
+SPEC = (
+    GROWTH_SPEC.replace("title: Growth\n", "title: Growth from {arrival_rate} in, {service_rate} out\n")
+    .replace("how fast does the backlog change?", "how fast does the backlog change over 2 s?")
+    .replace("    rule: arrival_rate\n", "    rule: arrival_rate\n    label: the arrival rate alone\n")
+)
+"""test_variants' growth spec, with a templated title, a constant in its prompt and a mistake's label."""
 
 
 def test_numbers_in_prose_are_found_but_not_the_digits_of_a_word_or_a_placeholder():

@@ -14,6 +14,15 @@ let counter = 0
 const same = (a, b) =>
   a === b || (typeof a === "object" && typeof b === "object" && a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b))
 
+// An element of the card: a paragraph, or a plain button (type="button"), with its class and text.
+function element(tag, className, text = "") {
+  const made = document.createElement(tag)
+  if (tag === "button") made.type = "button"
+  made.className = className
+  made.textContent = text
+  return made
+}
+
 // The running exercise, kept for a reload: its id in the URL (the lesson's deep link, written with
 // history.replaceState) and its state (card.resume: variant, retries, setup, locked prediction) in the
 // tab's sessionStorage, which a phone keeps for a tab it discards. One entry per tab: the last exercise run.
@@ -93,19 +102,13 @@ function drawCard(send, shareBase) {
   const head = document.createElement("div")
   head.className = "dock-head"
   head.setAttribute("aria-hidden", "true")
-  const headTitle = document.createElement("p")
-  headTitle.className = "dock-title"
+  const headTitle = element("p", "dock-title")
   // The question in the dock: the sentence that asks, always whole; the rest of the prompt (its
   // situation) behind "Show the whole question", a disclosure button with its state.
-  const headPrompt = document.createElement("p")
-  headPrompt.className = "dock-prompt"
+  const headPrompt = element("p", "dock-prompt")
   headPrompt.hidden = true
-  const headAsk = document.createElement("p")
-  headAsk.className = "dock-ask"
-  const wholeQuestion = document.createElement("button")
-  wholeQuestion.type = "button"
-  wholeQuestion.className = "whole-question"
-  wholeQuestion.textContent = "Show the whole question"
+  const headAsk = element("p", "dock-ask")
+  const wholeQuestion = element("button", "whole-question", "Show the whole question")
   wholeQuestion.setAttribute("aria-expanded", "false")
   const showWhole = (open) => {
     wholeQuestion.setAttribute("aria-expanded", String(open))
@@ -113,29 +116,19 @@ function drawCard(send, shareBase) {
     headAsk.hidden = open
   }
   wholeQuestion.addEventListener("click", () => showWhole(wholeQuestion.getAttribute("aria-expanded") !== "true"))
-  const headNext = document.createElement("p")
-  headNext.className = "dock-next"
+  const headNext = element("p", "dock-next")
   // A refused prediction's reason, next to the field it is about: the card's own line is above the
   // screen while docked (its role="alert" is what a screen reader hears; this copy is for the eye).
-  const headNotice = document.createElement("p")
-  headNotice.className = "dock-notice field-error"
+  const headNotice = element("p", "dock-notice field-error")
   // What the class did (a reveal, a new round), on the docked student's screen: the card's class line,
   // a polite live region, is above the screen then (a screen reader hears that one; this copy is for the eye).
-  const headClass = document.createElement("p")
-  headClass.className = "dock-class"
-  const classResult = document.createElement("button")
-  classResult.type = "button"
-  classResult.className = "whole-question"
-  classResult.textContent = "Show the class's result"
+  const headClass = element("p", "dock-class")
+  const classResult = element("button", "whole-question", "Show the class's result")
   classResult.addEventListener("click", () => classLine.scrollIntoView({ block: "center" }))
   // A verdict on a phone: the card stays docked with the verdict in a line, so the finished picture
   // above keeps the screen; "Read why" gives the card back to the page at its verdict and explanation.
-  const headVerdict = document.createElement("p")
-  headVerdict.className = "dock-verdict"
-  const readWhy = document.createElement("button")
-  readWhy.type = "button"
-  readWhy.className = "read-why"
-  readWhy.textContent = "Read why"
+  const headVerdict = element("p", "dock-verdict")
+  const readWhy = element("button", "read-why", "Read why")
   readWhy.addEventListener("click", () => {
     self.readWhy = true
     section.dispatchEvent(new CustomEvent("overlap-read-why", { bubbles: true, composed: true }))
