@@ -7,6 +7,7 @@ and the step read (``_run``, ``_timeline``).
 from __future__ import annotations
 
 import html
+from pathlib import Path
 
 import panel as pn
 import param
@@ -16,6 +17,7 @@ from app.trace import TraceError
 from app.trace.fit import fit_network, lab_settings, readable_settings
 from app.trace.page.shown import measured_window, ms
 from app.trace.report import tail_text
+from app.web.delivery.browser_code import script
 from labs.timed import InvalidInput
 
 
@@ -30,30 +32,7 @@ class AnswerLine(JSComponent):
     html = param.String(default="", doc="The line: trusted HTML (the model against the measured step, or why not).")
     opened = param.Integer(default=0, bounds=(0, None), doc="Presses of the button so far.")
 
-    _esm = """
-export function render({ model }) {
-  const box = document.createElement("div")
-  let seen = model.opened
-  let shown = null
-  const draw = () => {
-    if (model.html !== shown) box.innerHTML = shown = model.html  // the same line stays the same element
-    if (model.opened === seen || !box.firstElementChild) return
-    seen = model.opened
-    requestAnimationFrame(() => {
-      const line = box.firstElementChild  // as drawn by then
-      if (!line) return
-      line.tabIndex = -1
-      line.scrollIntoView({ block: "start" })
-      line.focus({ preventScroll: true })
-    })
-  }
-  draw()
-  model.on("html", draw)
-  // A press whose answer reads as the last one did; after the rest of its message (the new line) is in.
-  model.on("opened", () => Promise.resolve().then(draw))
-  return box
-}
-"""
+    _esm = script(Path(__file__).parent / "assets" / "answer_line.js")
 
 
 class ModelBeside:
