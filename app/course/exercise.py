@@ -171,6 +171,7 @@ class ExerciseRunner(Viewer):
         # The field empties while still locked, then unlocks: emptied after, it could wipe what the
         # student types into the unlocked field before the second message lands.
         self.card.prediction = ""
+        self.card.label = f"Exercise: {self.exercise.title}"  # a variant's title has its own numbers
         self._spotlit = self._played = None
         self.ran_unset = False
         self.param.update(current=0, prediction=None, shown=None, notice="", new_round=False)
@@ -272,7 +273,6 @@ class ExerciseRunner(Viewer):
             whole = isinstance(retries, int) and not isinstance(retries, bool) and 1 <= retries <= MAX_RETRIES
             self._retries = retries if whole else 1
             self.exercise = asked
-            self.card.label = f"Exercise: {asked.title}"
             self.start()
         if state.get("setup") is True:
             self.set_up()
@@ -294,7 +294,6 @@ class ExerciseRunner(Viewer):
         whole = seed if isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**53 else 0
         self._retries += 1
         self.exercise = asked_with_new_numbers(self.written, whole, self._retries)
-        self.card.label = f"Exercise: {self.exercise.title}"  # a variant's title has its own numbers
         self.start()
 
     def set_up(self) -> None:

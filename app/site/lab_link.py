@@ -51,18 +51,19 @@ def link_settings(model: TimedModel) -> dict[str, str]:
     """
     fresh = type(model)()
     custom = getattr(model, "CUSTOM", None)
-    changed = {
-        name: setting_text(model, name)
-        for name in model.controls
-        if setting_text(model, name) != setting_text(fresh, name)
-    }
+    texts = {name: setting_text(model, name) for name in model.controls}
+    changed = {name: text for name, text in texts.items() if text != setting_text(fresh, name)}
     if "preset" in model.controls:
         if model.preset == custom:
             changed.pop("preset", None)  # "Custom" names edited layers: the layer list says them
         else:
             changed.pop("layers", None)  # the preset's own layers follow from its name
-    order = ["preset", *(name for name in model.controls if name != "preset")]
-    return {name: changed[name] for name in order if name in changed}
+    return {name: changed[name] for name in applying_order(model) if name in changed}
+
+
+def applying_order(model: TimedModel) -> list[str]:
+    """The model's controls in the order a link applies them: a preset first, which sets the layers."""
+    return [name for name in ("preset",) if name in model.controls] + [n for n in model.controls if n != "preset"]
 
 
 def with_settings(path: str, model: TimedModel) -> str:
@@ -89,9 +90,8 @@ def apply_link_settings(model: TimedModel, args: Mapping[str, Sequence[bytes | s
         Why each refused value was not applied, as the lab says it; empty when all applied.
     """
     refusals = []
-    order = ["preset", *(name for name in model.controls if name != "preset")]
-    for name in order:
-        values = args.get(name) if name in model.controls else None
+    for name in applying_order(model):
+        values = args.get(name)
         if not values:
             continue
         raw = values[0]
