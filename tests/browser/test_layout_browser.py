@@ -12,7 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from app.course.library import lessons
 from labs.registry import registrations
-from tests.student import plots_laid_out, readout, type_value
+from tests.student import REACHED_AT_MIDDLE, plots_laid_out, readout, type_value
 from tests.waiting import poll
 
 pytestmark = pytest.mark.browser
@@ -125,8 +125,16 @@ def test_on_a_laptop_each_lab_shows_its_plot_and_play_on_the_first_screen_and_it
         context.close()
 
 
-def test_in_a_lesson_the_question_and_the_picture_are_in_one_view(browser, live_server):
-    context = browser.new_context(viewport=LAPTOP)
+@pytest.mark.parametrize("height", [900, 800])
+def test_in_a_lesson_the_question_and_the_picture_are_in_one_view(browser, live_server, height):
+    """The question, the Gantt and Play in one view; the step that sets a cap brings the field into view.
+
+    At 1280 × 900 the picture is pinned at the top of the lab's pane and the field lands under it, the
+    Gantt still in view. At 1280 × 800 the pane has too little room under the picture to correct a
+    field in (labs/ui/assets/stage.js, ROOM), so nothing is pinned: the field comes into view whole.
+    """
+    laptop = {"width": 1280, "height": height}
+    context = browser.new_context(viewport=laptop)
     page = context.new_page()
     try:
         page.goto(live_server.url + "/lesson?id=buckets")
@@ -141,16 +149,19 @@ def test_in_a_lesson_the_question_and_the_picture_are_in_one_view(browser, live_
         expect(prediction).to_be_visible()
         plots_laid_out(page)
         poll(
-            lambda: all(in_view(part, LAPTOP) for part in (prediction, gantt, lab.get_by_role("button", name="Play"))),
+            lambda: all(in_view(part, laptop) for part in (prediction, gantt, lab.get_by_role("button", name="Play"))),
             page=page,
             what="the prediction box, the Gantt and Play in the window at once",
         )
         # The step that sets a cap brings that field into view in the lab's pane, below the picture.
         lab.get_by_role("button", name="Reset").click()
         cap = lab.get_by_role("textbox", name="First bucket cap (MiB)", exact=True)
-        poll(lambda: in_view(cap, LAPTOP), page=page, what="the First bucket cap field brought into view")
+        poll(lambda: in_view(cap, laptop), page=page, what="the First bucket cap field brought into view")
+        assert cap.evaluate(f"(el) => {{{REACHED_AT_MIDDLE} return hit === el }}"), "the field is covered"
         assert box(cap)["y"] > box(lab.get_by_role("button", name="Play"))["y"]
-        assert in_view(gantt, LAPTOP) and in_view(prediction, LAPTOP)
+        assert in_view(prediction, laptop)
+        if height >= 900:  # pinned
+            assert in_view(gantt, laptop)
     finally:
         context.close()
 

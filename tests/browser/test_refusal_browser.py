@@ -180,3 +180,51 @@ def test_tab_never_lands_on_a_covered_control_in_a_lesson(page: Page):
     for control in controls:
         control.focus()
         poll(lambda c=control: reachable(c), page=page, what=f"{control} uncovered once focused")
+
+
+SEEN = """(el) => {
+  // Whether el is whole in the part of the window the student sees (below the top bar, above the
+  // window's edge) and a click at its top line, its middle and its last line reaches it.
+  const main = document.getElementById("main").getBoundingClientRect()
+  const box = el.getBoundingClientRect()
+  if (box.top < main.top || box.bottom > Math.min(main.bottom, window.innerHeight)) return false
+  for (const y of [box.top + 3, (box.top + box.bottom) / 2, box.bottom - 3]) {
+    const x = box.x + Math.min(20, box.width / 2)
+    let hit = document.elementFromPoint(x, y)
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y)
+      if (!inner || inner === hit) break
+      hit = inner
+    }
+    if (!(hit === el || el.contains(hit))) return false
+  }
+  return true
+}"""
+"""A page function of ``el``: whether all of it is on screen and nothing lies over it."""
+
+
+@pytest.mark.parametrize(
+    ("height", "lesson", "lab_name", "card", "field"),
+    [
+        (800, "hidden", "Roofline lab", "A kernel at 8 FLOP/byte", "Arithmetic intensity I"),  # the review's
+        (900, "overlap", "Queue lab", None, "Arrival rate λ"),  # a picture pinned over the panels
+        (720, "overlap", "Bucket timeline lab", "An all-reduce that does not wait", "Layers"),
+    ],
+)
+def test_a_field_being_corrected_in_a_lesson_is_whole_on_a_laptop(page: Page, height, lesson, lab_name, card, field):
+    """Issue 63 (the review's #10): after a refusal in a lesson's lab on a laptop, the field's label, the
+    field and the whole refusal are on screen, under no pinned picture and not below the window's edge."""
+    page.set_viewport_size({"width": 1280, "height": height})
+    page.goto(page.base_url + f"/lesson?id={lesson}")  # type: ignore[attr-defined]
+    if card:
+        page.get_by_role("region", name=f"Exercise: {card}").get_by_role("button", name="Start this exercise").click()
+    lab = page.get_by_role("region", name=lab_name)
+    expect(lab.get_by_role("status").first).to_contain_text("=")
+    box_ = lab.get_by_role("textbox", name=field)
+    box_.fill("abc")
+    box_.press("Enter")
+    alert = lab.get_by_role("alert")
+    expect(alert).to_contain_text("kept")
+    wrapper = box_.locator("xpath=ancestor::div[contains(@class, 'text-field')][1]")
+    for part, what in ((wrapper.locator("label > span"), "its label"), (box_, "the field"), (alert, "the refusal")):
+        poll(lambda p=part: p.evaluate(SEEN), page=page, what=f"{what} whole and uncovered")

@@ -447,14 +447,17 @@ function scrollWhenSettled(target) {
   setTimeout(() => { if (!acted) target.scrollIntoView({ block: "start" }) }, 600)
 }
 
-// The lab's pane: beside the text on a wide screen (as high as the page's scrolling area, so the
-// picture pinned at its top and the active card are in one view), after the active card on a
-// narrow one.
+// The lab's pane: beside the text on a wide screen (as high as the page's scrolling area inside its
+// padding, where the pane is pinned, so the picture at its top, the active card and the pane's last
+// line are in one view), after the active card on a narrow one.
 function placeLab(root, parts, footer, pane, cards, from) {
   const wide = window.matchMedia(`(min-width: ${from}px)`)
   const scroller = document.getElementById("main")
   const fit = () => {
-    pane.style.maxHeight = wide.matches && scroller ? `${scroller.clientHeight}px` : ""
+    if (!wide.matches || !scroller) return void (pane.style.maxHeight = "")
+    const style = getComputedStyle(scroller)
+    const room = scroller.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom)
+    pane.style.maxHeight = `${Math.max(200, room)}px`
   }
   const place = () => {
     if (wide.matches) {

@@ -61,8 +61,12 @@ function textField(index, send) {
     // A refusal for the field the student is in is brought on screen with it: on a phone a field
     // reached by Tab or the keyboard's arrows lands just above the docked exercise card, which
     // would hide the line under it (the page's scroll-padding keeps what is scrolled to above it).
+    // In a lesson the stage then lifts the field's label out from under its pinned picture.
     if (refusal && input.matches(":focus")) {
-      requestAnimationFrame(() => error.scrollIntoView({ block: "nearest" }))
+      requestAnimationFrame(() => {
+        error.scrollIntoView({ block: "nearest" })
+        wrapper.dispatchEvent(new CustomEvent("overlap-uncover", { bubbles: true, composed: true }))
+      })
     }
   }
   const update = (state) => {

@@ -74,33 +74,51 @@ export function render({ model }) {
   layout.append(picture, panels, more)
   section.append(layout)
 
-  // A pinned picture stays at the top of the lesson's lab pane while the panels scroll under it:
-  // a control brought into view must then land below the picture, not behind it.
-  const pinnedHeight = () => {
-    const sticky = getComputedStyle(picture).position === "sticky"
-    section.style.setProperty("--pinned", sticky ? `${picture.offsetHeight + 8}px` : "0px")
-  }
-  if (model.pinned && typeof ResizeObserver !== "undefined") new ResizeObserver(pinnedHeight).observe(picture)
-
-  // Tab into a control the pinned picture covers (the browser scrolls only the control itself into
-  // the pane, where the picture lies over it): scroll the pane on, until the whole field (its label
-  // too) is below the picture, so no focused control is hidden.
-  const scroller = () => {
+  // The nearest box the stage scrolls in (the lesson's lab pane), scrolling now or, with `any`, able to.
+  const scroller = (any = false) => {
     for (let el = section; el; el = el.parentElement || (el.getRootNode() && el.getRootNode().host)) {
       const overflow = getComputedStyle(el).overflowY
-      if ((overflow === "auto" || overflow === "scroll") && el.scrollHeight > el.clientHeight) return el
+      if ((overflow === "auto" || overflow === "scroll") && (any || el.scrollHeight > el.clientHeight)) return el
     }
     return document.scrollingElement
   }
+
+  // A pinned picture stays at the top of the lesson's lab pane while the panels scroll under it, but
+  // only where the pane leaves room under it for a field with its label and a refusal (ROOM px, give
+  // or take SWAY so a note under Play coming and going does not pin and unpin it): on a short laptop
+  // screen a pinned picture would leave the panels a slot too thin to correct a field in. A control
+  // brought into view must then land below the picture, not behind it (--pinned, its scroll margin).
+  const ROOM = 180
+  const SWAY = 20
+  const pinnedHeight = () => {
+    const area = scroller(true)
+    const height = Math.min(window.innerHeight, area === document.scrollingElement ? window.innerHeight : area.clientHeight)
+    const room = height - picture.offsetHeight
+    const roomy = section.classList.contains("roomy")
+    if (roomy ? room < ROOM - SWAY : room >= ROOM + SWAY) section.classList.toggle("roomy", !roomy)
+    const sticky = getComputedStyle(picture).position === "sticky"
+    section.style.setProperty("--pinned", sticky ? `${picture.offsetHeight + 8}px` : "0px")
+  }
+  if (model.pinned && typeof ResizeObserver !== "undefined") {
+    new ResizeObserver(pinnedHeight).observe(picture)
+    window.addEventListener("resize", pinnedHeight)
+  }
+
+  // A field under the pinned picture (the browser scrolls only the control itself, or its refusal,
+  // into the pane, where the picture lies over it): scroll the pane back until the whole field, its
+  // label first, is below the picture, so no control being used or corrected is hidden.
+  const uncover = (field) => {
+    if (getComputedStyle(picture).position !== "sticky") return
+    const covered = picture.getBoundingClientRect().bottom + 8 - field.getBoundingClientRect().top
+    if (covered > 0) scroller().scrollBy(0, -covered)
+  }
   section.addEventListener("focusin", (event) => {
     const path = event.composedPath()
-    if (path.includes(picture) || getComputedStyle(picture).position !== "sticky") return
+    if (path.includes(picture)) return
     const field = path.find((el) => el.parentElement && el.parentElement.classList.contains("fields")) || path[0]
-    requestAnimationFrame(() => {  // after the browser's own scroll to the control
-      const covered = picture.getBoundingClientRect().bottom + 8 - field.getBoundingClientRect().top
-      if (covered > 0) scroller().scrollBy(0, -covered)
-    })
+    requestAnimationFrame(() => uncover(field))  // after the browser's own scroll to the control
   })
+  section.addEventListener("overlap-uncover", (event) => uncover(event.target))  // a refusal brought on screen
 
   // An exercise step that sets a control brings it into view (opening its panel) and marks it.
   model.on("msg:custom", (msg) => {
@@ -123,6 +141,7 @@ export function render({ model }) {
     void child.offsetWidth  // restart the mark's animation
     child.classList.add("spotlight")
     child.scrollIntoView({ block: "nearest", inline: "nearest" })
+    uncover(child)  // a control taller than the room under a pinned picture: its top first
   })
   model.on("label", () => section.setAttribute("aria-label", model.label))
   return section
