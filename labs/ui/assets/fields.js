@@ -114,4 +114,35 @@ function switchField(index, send) {
   return { element: wrapper, update }
 }
 
-const FIELD_KINDS = { text: textField, switch: switchField }
+// A choice from a list: the page sends the option picked; the server's value is drawn where it differs
+// from the one this page last sent or drew (see labs/ui/select_field.py for the race this closes).
+function selectField(index, send) {
+  const wrapper = document.createElement("div")
+  wrapper.className = "select-field"
+  const label = document.createElement("label")
+  const caption = document.createElement("span")
+  const select = document.createElement("select")
+  label.append(caption, select)
+  wrapper.append(label)
+  let value = null
+  let last = {}
+  select.addEventListener("change", () => {
+    value = select.value
+    send({ field: index, value })
+  })
+  const update = (state) => {
+    if (state.label !== last.label) caption.textContent = state.label
+    if (JSON.stringify(state.options) !== JSON.stringify(last.options)) {
+      select.replaceChildren(...state.options.map((text) => new Option(text, text)))
+      value = null  // drawn again below
+    }
+    if (state.value !== value) {
+      value = state.value
+      select.value = value
+    }
+    last = state
+  }
+  return { element: wrapper, update }
+}
+
+const FIELD_KINDS = { text: textField, switch: switchField, select: selectField }
