@@ -27,6 +27,7 @@ Usage: ``.venv/bin/python -m bench.web_vitals [--runs 3] [--before DIR] [--pages
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import tempfile
 import urllib.request
@@ -129,7 +130,7 @@ def warm(servers: dict[str, AppServer], pages: list[str]) -> None:
 
 def measure(
     servers: dict[str, AppServer], pages: list[str], runs: int, folder: Path
-) -> tuple[dict[tuple[str, str], list[Vitals]], set[str]]:
+) -> tuple[dict[tuple[str, str], list[Vitals]], set[str], list[float]]:
     """Run Lighthouse ``runs`` times on each page of each server, the servers in turn page by page.
 
     The server that goes first alternates from run to run. A failed Lighthouse run is tried once more.
@@ -137,7 +138,8 @@ def measure(
     Returns
     -------
     tuple
-        Each (page name, app name)'s figures, run by run; the distinct warnings Lighthouse gave.
+        Each (page name, app name)'s figures, run by run; the distinct warnings Lighthouse gave;
+        Lighthouse's measure of the machine's CPU at each run (its ``benchmarkIndex``).
 
     Raises
     ------
@@ -146,6 +148,7 @@ def measure(
     """
     results: dict[tuple[str, str], list[Vitals]] = {(page, app): [] for page in pages for app in servers}
     seen: set[str] = set()
+    indexes: list[float] = []
     names = list(servers)
     for number in range(runs):
         order = names if number % 2 == 0 else names[::-1]
@@ -160,6 +163,9 @@ def measure(
                     report = lighthouse.run(url, report_path)
                 vitals = lighthouse.read_report(report)
                 seen.update(lighthouse.warnings(report))
+                index = lighthouse.benchmark_index(report)
+                if index is not None:
+                    indexes.append(index)
                 results[page, app].append(vitals)
                 print(
                     f"run {number + 1}/{runs} {page} ({app}): LCP {vitals.lcp_s:.2f} s, TBT {vitals.tbt_ms:.0f} ms,"
@@ -167,7 +173,7 @@ def measure(
                     file=sys.stderr,
                     flush=True,
                 )
-    return results, seen
+    return results, seen, indexes
 
 
 def main() -> int:
@@ -197,7 +203,7 @@ def main() -> int:
             servers[BEFORE] = AppServer(ready_path="/healthz", cwd=args.before.resolve())
         warm(servers, pages)
         with tempfile.TemporaryDirectory(prefix="overlap-web-vitals-") as folder:
-            results, seen = measure(servers, pages, args.runs, Path(folder))
+            results, seen, indexes = measure(servers, pages, args.runs, Path(folder))
         speed.append(integer_additions_s())
         problems = {name: server.problems() for name, server in servers.items()}
     except LighthouseFailed as error:
@@ -215,6 +221,11 @@ def main() -> int:
         f"machine: 10M integer additions in {speed[0]:.2f} s before the runs and {speed[-1]:.2f} s after"
         f" ({REFERENCE_MACHINE_S:.2f} s on the reference machine; Lighthouse's page runs 4× slower than this one)"
     )
+    if indexes:
+        print(
+            f"Lighthouse's benchmarkIndex of this machine: median {statistics.median(indexes):.0f},"
+            f" {min(indexes):.0f} to {max(indexes):.0f} over the runs (it expects 1,000 or more)"
+        )
     if args.before:
         print(f"before: the app of {args.before}, measured page for page in turn with this checkout's")
     print("\n".join(table(medians, pages, list(servers))))

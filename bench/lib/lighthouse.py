@@ -250,6 +250,15 @@ def warnings(report: dict) -> list[str]:
     return [" ".join(str(text).split()) for text in report.get("runWarnings", [])]
 
 
+def benchmark_index(report: dict) -> float | None:
+    """Lighthouse's own measure of this machine's CPU when it ran (``environment.benchmarkIndex``).
+
+    Lighthouse expects about 1,000 or more of a desktop machine before it slows the page 4× as a
+    phone; below that it warns that the performance score suffers.
+    """
+    return report.get("environment", {}).get("benchmarkIndex")
+
+
 def median_vitals(runs: Sequence[Vitals]) -> Vitals:
     """Each figure's median over ``runs`` (figure by figure: the medians may come from different runs).
 
@@ -270,6 +279,7 @@ def trimmed(report: dict) -> dict:
         "requestedUrl": report.get("requestedUrl"),
         "fetchTime": report.get("fetchTime"),
         "runWarnings": report.get("runWarnings", []),
+        "environment": {"benchmarkIndex": benchmark_index(report)},
         "configSettings": {
             key: report["configSettings"][key] for key in ("formFactor", "throttlingMethod", "throttling")
         },
