@@ -159,7 +159,7 @@ def measure(
                 try:
                     report = lighthouse.run(url, report_path)
                 except LighthouseFailed as error:
-                    print(f"  Lighthouse failed once, again: {error}", file=sys.stderr)
+                    print(f"  Lighthouse failed; trying once more: {error}", file=sys.stderr)
                     report = lighthouse.run(url, report_path)
                 vitals = lighthouse.read_report(report)
                 seen.update(lighthouse.warnings(report))
