@@ -235,8 +235,9 @@ def main() -> int:
     for text in sorted(seen):
         print(f"Lighthouse warned: {text}")
     for name, lines in problems.items():
-        for line in lines:
-            print(f"{name}'s server printed: {line}")
+        for line in dict.fromkeys(lines):
+            times = lines.count(line)
+            print(f"{name}'s server printed{f' {times} times' if times > 1 else ''}: {line}")
     return 0
 
 
