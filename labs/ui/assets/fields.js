@@ -119,11 +119,15 @@ function switchField(index, send) {
 function selectField(index, send) {
   const wrapper = document.createElement("div")
   wrapper.className = "select-field"
+  // The label names the select by its id, beside it, not around it: a label around a <select> reads all
+  // its options as its text (el.labels[0].textContent), and its accessible name repeats the choice.
   const label = document.createElement("label")
   const caption = document.createElement("span")
   const select = document.createElement("select")
-  label.append(caption, select)
-  wrapper.append(label)
+  select.id = `select-field-${index}`
+  label.htmlFor = select.id
+  label.append(caption)
+  wrapper.append(label, select)
   let value = null
   let last = {}
   select.addEventListener("change", () => {
