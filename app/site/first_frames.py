@@ -7,6 +7,8 @@ as the server starts (:func:`draw_every_first_frame`), from a view no session ho
 
 from __future__ import annotations
 
+import html
+
 import panel as pn
 
 from labs.registry import registrations
@@ -59,7 +61,10 @@ def _draw(slug: str, in_lesson: bool) -> str:
     stage = _stage(lab.lesson_view() if in_lesson else lab.page_view())
     if stage is None or stage.picture is None:
         return ""
-    return picture_frame_html(getattr(stage.picture, "object", stage.picture))
+    frame = picture_frame_html(getattr(stage.picture, "object", stage.picture))
+    if frame and stage.heading:  # a lesson's lab is headed by its name (labs/ui/assets/stage.js)
+        frame = f'<h2 class="stage-heading">{html.escape(stage.heading)}</h2>{frame}'
+    return frame
 
 
 def draw_every_first_frame() -> None:

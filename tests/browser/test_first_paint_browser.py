@@ -110,6 +110,25 @@ def test_each_labs_first_frame_has_its_live_plots_box(browser, live_server, lab,
     expect(page.get_by_role("button", name="Play").first).to_be_visible()
     plots = page.evaluate(LIVE_PLOT_BOXES)[: len(frames)]
     page.context.close()
-    assert frames and len(plots) == len(frames)
+    assert frames and frame_boxes_match(frames, plots)
+
+
+def frame_boxes_match(frames: list[list[float]], plots: list[list[float]]) -> bool:
+    """Whether each first frame's box (left, top, width, height) is its live plot's, to 2 px."""
+    assert len(plots) == len(frames), f"{len(frames)} first frames against {len(plots)} live plots"
     for frame, plot in zip(frames, plots, strict=True):
         assert frame == pytest.approx(plot, abs=2), f"first frame {frame} against live plot {plot} (left, top, w, h)"
+    return True
+
+
+def test_a_lessons_lab_first_frame_stands_where_its_live_plot_will_beside_the_text(browser, live_server):
+    url = f"{live_server.url}/lesson?id={LESSONS[0].slug}"
+    first = scripts_off(browser, "laptop")
+    first.goto(url)
+    frames = first.evaluate(FIRST_FRAME_BOXES)
+    first.context.close()
+    page = live_page(browser, url, "laptop")
+    expect(page.get_by_role("button", name="Play").first).to_be_visible()
+    plots = page.evaluate(LIVE_PLOT_BOXES)[: len(frames)]
+    page.context.close()
+    assert frames and frame_boxes_match(frames, plots)

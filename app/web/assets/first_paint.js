@@ -2,8 +2,8 @@
 // draws the live page, so that the two are never on screen (nor in the page's tree) together: once
 // every root of <main> is drawn and, where the first paint names one (data-until), the component
 // that replaces it has said so (an "overlap-drawn" event on window with that name as its detail).
-// Until then the live roots are laid out under it, hidden (#main.painting). Without scripts the first
-// paint simply stays.
+// Until then the live roots are laid out under it, unseen (#main.painting), out of the accessibility tree
+// and out of reach of the keyboard (aria-hidden, inert). Without scripts the first paint simply stays.
 (() => {
   const paint = document.getElementById("first-paint")
   if (!paint) return
@@ -14,8 +14,16 @@
   let spare = null
   const roots = () => [...main.querySelectorAll(":scope > [data-root-id]")]
   const drawn = () => roots().length > 0 && roots().every((root) => root.firstElementChild)
+  const hide = (hidden) => {
+    for (const root of roots()) {
+      if (hidden) root.setAttribute("aria-hidden", "true")
+      else root.removeAttribute("aria-hidden")
+      root.inert = hidden
+    }
+  }
   const done = () => {
     if (!paint.isConnected) return
+    hide(true)  // each root as the page's parser adds it
     if (!drawn()) return
     if (!heard) {
       if (spare === null) spare = setTimeout(() => { heard = true; done() }, SPARE_MS)
@@ -23,6 +31,7 @@
     }
     paint.remove()
     main.classList.remove("painting")
+    hide(false)
     watcher.disconnect()
     window.removeEventListener("overlap-drawn", hear)
     clearTimeout(spare)
