@@ -95,6 +95,9 @@ def test_the_trace_page_still_gets_its_file_dropper(page):
     page.goto(page.base_url + "/trace")
     poll(lambda: any("filepond" in r.url for r in responses), page=page, what="FilePond's JavaScript loading")
     expect(page.get_by_role("heading", level=1)).to_have_text("Your own trace")
+    # the file dropper drawn: every FilePond file it asked for is in (the heading is in the page's
+    # first paint, long before)
+    expect(page.get_by_role("group", name="Trace file")).to_be_visible()
     responses.clear()
     page.goto(page.base_url + "/lesson?id=hidden")
     expect(page.get_by_role("region", name="Roofline lab").get_by_role("status").first).to_contain_text("ridge =")
