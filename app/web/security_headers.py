@@ -128,13 +128,15 @@ def is_html(headers: HTTPHeaders) -> bool:
     return headers.get("Content-Type", "").split(";")[0].strip().lower() == "text/html"
 
 
-def transform(embed_from: str = ANY_ORIGIN) -> type[OutputTransform]:
+def transform(embed_from: str = ANY_ORIGIN, lti_from: str = "") -> type[OutputTransform]:
     """The output transform that sets the security headers on each response (one of Tornado's ``transforms``).
 
     Parameters
     ----------
     embed_from : str
         ``--embed-from``'s ``frame-ancestors`` sources (:func:`app.web.frame_headers.parse_origins`).
+    lti_from : str, optional
+        The registered LTI platforms' origins (app.lti), which may frame ``/lti/`` pages.
 
     Returns
     -------
@@ -145,7 +147,7 @@ def transform(embed_from: str = ANY_ORIGIN) -> type[OutputTransform]:
 
     class SecurityHeaders(OutputTransform):
         def __init__(self, request: HTTPServerRequest) -> None:
-            self.framing = frame_headers(request.path, embed_from)
+            self.framing = frame_headers(request.path, embed_from, lti_from)
             self.nonce: str | None = None
 
         def transform_first_chunk(
