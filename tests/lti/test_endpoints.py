@@ -1,0 +1,177 @@
+"""The LTI endpoints over HTTP against the test platform: login, launch, keys, Canvas configuration.
+
+The tool's handlers are served alone (tests/tornado_thread.py); the platform is tests/lti/platform.py.
+A browser is played by hand here: the login cookie (``Secure``, which a client sends only over
+HTTPS or to localhost) is carried from the login's answer to the launch explicitly.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterator
+from http.cookies import SimpleCookie
+from urllib.parse import parse_qs, urlsplit
+
+import jwt
+import pytest
+import requests
+
+from app.lti import CLAIM, SCORE_SCOPE
+from app.lti.handlers import ROUTES
+from app.lti.launches import class_scope, student_id
+from tests.lti.conftest import exercise_target, first_exercise
+from tests.lti.platform import INSTRUCTOR
+from tests.tornado_thread import serving
+
+
+@pytest.fixture
+def tool_url(platform, tool) -> Iterator[str]:
+    with serving(ROUTES) as url:
+        platform.tool_url = url
+        yield url
+
+
+def login(platform, tool_url: str, hint: str) -> tuple[requests.Response, SimpleCookie]:
+    answer = requests.get(platform.login_url(hint, exercise_target(tool_url)), allow_redirects=False, timeout=60)
+    cookie = SimpleCookie()
+    cookie.load(answer.headers.get("Set-Cookie", ""))
+    return answer, cookie
+
+
+def launch_through_platform(platform, tool_url: str, hint: str, claims: dict) -> requests.Response:
+    """The whole flow as a browser runs it: login, the platform's auth answer, the form post with the cookie."""
+    platform.prepare(hint, claims)
+    answer, cookie = login(platform, tool_url, hint)
+    assert answer.status_code == 302, answer.text
+    form = requests.get(answer.headers["Location"], timeout=60)
+    assert form.status_code == 200, form.text
+    fields = dict(re.findall(r"name='(id_token|state)' value='([^']*)'", form.text))
+    header = "; ".join(f"{name}={morsel.value}" for name, morsel in cookie.items())
+    return requests.post(
+        f"{tool_url}/lti/launch", data=fields, headers={"Cookie": header}, allow_redirects=False, timeout=60
+    )
+
+
+def test_the_login_sets_a_cross_site_cookie_and_sends_the_oidc_request(platform, tool_url):
+    platform.prepare("h1", platform.claims())
+    answer, cookie = login(platform, tool_url, "h1")
+    assert answer.status_code == 302
+    location = urlsplit(answer.headers["Location"])
+    assert f"{location.scheme}://{location.netloc}{location.path}" == f"{platform.url}/auth"
+    query = {name: values[0] for name, values in parse_qs(location.query).items()}
+    assert query["response_type"] == "id_token" and query["response_mode"] == "form_post"
+    assert query["scope"] == "openid" and query["prompt"] == "none"
+    assert query["client_id"] == platform.client_id and query["login_hint"] == "h1"
+    assert query["lti_message_hint"] == "message-h1"
+    assert query["redirect_uri"] == f"{tool_url}/lti/launch"
+    assert query["state"] and query["nonce"] and query["state"] != query["nonce"]
+    raw = answer.headers["Set-Cookie"].lower()
+    assert "samesite=none" in raw and "secure" in raw and "httponly" in raw
+    (morsel,) = cookie.values()
+    assert query["state"] not in morsel.value or morsel.value.count(".") == 2  # a signed JWT, not the state alone
+
+
+def test_the_login_works_as_a_form_post_too(platform, tool_url):
+    body = {"iss": platform.issuer, "login_hint": "h", "target_link_uri": f"{tool_url}/lti/launch"}
+    answer = requests.post(f"{tool_url}/lti/login", data=body, allow_redirects=False, timeout=60)
+    assert answer.status_code == 302 and answer.headers["Location"].startswith(f"{platform.url}/auth?")
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ({}, "no iss"),
+        ({"iss": "https://unknown.example", "login_hint": "h"}, "not registered"),
+        ({"iss": "ISSUER", "client_id": "someone-else", "login_hint": "h"}, "not registered"),
+        ({"iss": "ISSUER"}, "login_hint"),
+    ],
+)
+def test_a_bad_login_is_refused_with_a_page(platform, tool_url, query, said, caplog):
+    query = {name: platform.issuer if value == "ISSUER" else value for name, value in query.items()}
+    with caplog.at_level(logging.WARNING, logger="app.lti"):
+        answer = requests.get(f"{tool_url}/lti/login", params=query, allow_redirects=False, timeout=60)
+    assert answer.status_code == 400
+    assert said in answer.text and "Traceback" not in answer.text
+    assert "Set-Cookie" not in answer.headers
+    assert any("LTI login refused" in record.getMessage() for record in caplog.records)
+
+
+def test_a_learners_launch_goes_to_the_exercise_with_a_one_time_code(platform, tool, tool_url):
+    claims = platform.claims(target=exercise_target(tool_url), sub="learner-7", context="course-A")
+    answer = launch_through_platform(platform, tool_url, "learner", claims)
+    assert answer.status_code == 303, answer.text
+    location = answer.headers["Location"]
+    assert location.startswith("lesson?code=")
+    code = parse_qs(urlsplit(location).query)["code"][0]
+    assert "learner-7" not in location
+    record = tool.state.take_launch(code)
+    lesson, exercise = first_exercise()
+    assert record["kind"] == "learner" and (record["lesson"], record["exercise"]) == (lesson, exercise)
+    assert record["scope"] == class_scope(platform.issuer, platform.deployment_id, "course-A")
+    assert record["student"] == student_id(platform.issuer, "learner-7")
+    assert record["lineitem"] == platform.lineitem("1") and record["sub"] == "learner-7"
+    assert tool.state.take_launch(code) is None  # once
+
+
+def test_an_instructors_launch_goes_to_the_class_view(platform, tool, tool_url):
+    claims = platform.claims(roles=(INSTRUCTOR,), target=exercise_target(tool_url))
+    answer = launch_through_platform(platform, tool_url, "teacher", claims)
+    assert answer.status_code == 303 and answer.headers["Location"].startswith("instructor?code=")
+
+
+def test_a_custom_exercise_parameter_names_the_exercise(platform, tool, tool_url):
+    lesson, exercise = first_exercise()
+    claims = platform.claims(custom={"exercise": f"{lesson}/{exercise}"})  # the target is the bare launch URL
+    answer = launch_through_platform(platform, tool_url, "custom", claims)
+    assert answer.status_code == 303
+    code = parse_qs(urlsplit(answer.headers["Location"]).query)["code"][0]
+    assert tool.state.take_launch(code)["exercise"] == exercise
+
+
+def test_a_learners_launch_naming_no_exercise_is_refused(platform, tool_url):
+    answer = launch_through_platform(platform, tool_url, "nothing", platform.claims(target=f"{tool_url}/lti/launch"))
+    assert answer.status_code == 400 and "names no exercise" in answer.text
+
+
+def test_a_refused_launch_shows_why_and_nothing_of_the_course(platform, tool_url, caplog):
+    claims = {**platform.claims(target=exercise_target(tool_url)), CLAIM + "deployment_id": "elsewhere"}
+    with caplog.at_level(logging.WARNING, logger="app.lti"):
+        answer = launch_through_platform(platform, tool_url, "bad", claims)
+    assert answer.status_code == 401
+    assert "deployment" in answer.text and "Location" not in answer.headers
+    assert "Exercise" not in answer.text and "<script" not in answer.text
+    assert any("LTI launch refused" in record.getMessage() for record in caplog.records)
+
+
+def test_a_launch_without_the_login_cookie_is_refused(platform, tool_url):
+    platform.prepare("c", platform.claims(target=exercise_target(tool_url)))
+    answer, _cookie = login(platform, tool_url, "c")
+    form = requests.get(answer.headers["Location"], timeout=60)
+    fields = dict(re.findall(r"name='(id_token|state)' value='([^']*)'", form.text))
+    refused = requests.post(f"{tool_url}/lti/launch", data=fields, allow_redirects=False, timeout=60)
+    assert refused.status_code == 401 and "login cookie is missing" in refused.text
+
+
+def test_a_launch_with_nothing_posted_is_refused(tool_url):
+    answer = requests.post(f"{tool_url}/lti/launch", data={}, allow_redirects=False, timeout=60)
+    assert answer.status_code == 400 and "no id_token" in answer.text
+
+
+def test_the_tools_keys_verify_its_signatures(tool, tool_url):
+    keys = requests.get(f"{tool_url}/lti/jwks", timeout=60).json()["keys"]
+    registration = tool.config.all()[0]
+    assert [key["kid"] for key in keys] == [registration.kid]
+    assert {"n", "e", "kty", "alg", "use"} <= set(keys[0]) and "d" not in keys[0]  # the public half only
+    signed = jwt.encode({"x": 1}, registration.private_key, algorithm="RS256")
+    assert jwt.decode(signed, jwt.PyJWK(keys[0]), algorithms=["RS256"]) == {"x": 1}
+
+
+def test_the_canvas_configuration_names_the_endpoints(tool_url):
+    config = json.loads(requests.get(f"{tool_url}/lti/config.json", timeout=60).text)
+    assert config["oidc_initiation_url"] == f"{tool_url}/lti/login"
+    assert config["target_link_uri"] == f"{tool_url}/lti/launch"
+    assert config["public_jwk_url"] == f"{tool_url}/lti/jwks"
+    assert SCORE_SCOPE in config["scopes"]
+    assert config["extensions"][0]["privacy_level"] == "anonymous"
