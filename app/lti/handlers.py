@@ -17,79 +17,24 @@ course) and a ``WARNING`` line in the log with the client's address.
 
 from __future__ import annotations
 
-import html
 import json
 import logging
 import secrets
 from urllib.parse import urlencode, urlsplit
 
 from tornado.ioloop import IOLoop
-from tornado.web import RequestHandler
 
-from app.classroom.signin import client_address
 from app.lti import DEEP_LINKING, LINEITEM_SCOPE, SCORE_SCOPE
+from app.lti.deep_linking import DeepLinkHandler, deep_linking_page
 from app.lti.launches import expiry, launch_record, new_code
 from app.lti.store import StateUnavailable
-from app.lti.tool import Tool, current_tool
 from app.lti.verify import LOGIN_COOKIE_S, LaunchRefused, cookie_name, login_cookie, verify_launch
-from app.web import share
+from app.lti.web import LtiHandler, tool_url
 
 LOG = logging.getLogger("app.lti")
 
-PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{title}</title></head>
-<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem">
-<main><h1>{title}</h1><p role="alert">{reason}</p><p>{advice}</p></main></body></html>
-"""
 
-ADVICE = "Nothing of the course was opened. Open the link in your course again; if this persists, tell the instructor."
-
-
-def refusal_page(title: str, reason: str, advice: str = ADVICE) -> str:
-    """A plain HTML page saying why a request was refused (escaped; no script)."""
-    return PAGE.format(title=html.escape(title), reason=html.escape(reason), advice=html.escape(advice))
-
-
-def tool_url(handler: RequestHandler, path: str) -> str:
-    """An absolute URL of the tool: ``--public-url`` (or ``PUBLIC_URL``) and ``path``, else this request's host."""
-    base = share.public_url()
-    if not base:
-        base = f"{handler.request.protocol}://{handler.request.host}/"
-    return base.rstrip("/") + "/" + path.lstrip("/")
-
-
-class _LtiHandler(RequestHandler):
-    """What every LTI handler shares: the tool, and the refusal page."""
-
-    def prepare(self) -> None:
-        """Answer 404 when LTI is off in this process (the routes are then not even added by ``python -m app``)."""
-        self.set_header("Cache-Control", "no-store")
-        if current_tool() is None:
-            self.send_error(404)
-
-    @property
-    def tool(self) -> Tool:
-        """The process's tool (``prepare`` made sure there is one)."""
-        tool = current_tool()
-        assert tool is not None
-        return tool
-
-    def refuse(self, where: str, reason: str, status: int = 400) -> None:
-        """Finish with the refusal page and log one line (never a token, a cookie or a user id)."""
-        LOG.warning("LTI %s refused from %s: %s", where, client_address(self.request), reason)
-        self.set_status(status)
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        self.finish(refusal_page("This launch was refused", f"The launch was refused: {reason}."))
-
-    def write_error(self, status_code: int, **kwargs) -> None:
-        """A plain page for errors too (a 404 when LTI is off, a 500), never a traceback."""
-        self.set_header("Content-Type", "text/html; charset=utf-8")
-        reason = "LTI is not configured on this server." if status_code == 404 else "Something went wrong."
-        self.finish(refusal_page(f"{status_code}", reason))
-
-
-class LoginHandler(_LtiHandler):
+class LoginHandler(LtiHandler):
     """``/lti/login``: OIDC third-party initiated login (GET or POST)."""
 
     def get(self) -> None:
@@ -146,7 +91,7 @@ class LoginHandler(_LtiHandler):
         self.redirect(registration.auth_login_url + joiner + urlencode(params))
 
 
-class LaunchHandler(_LtiHandler):
+class LaunchHandler(LtiHandler):
     """``/lti/launch``: the platform's form post of the id_token; verified, then sent on with a launch code."""
 
     async def post(self) -> None:
@@ -164,8 +109,6 @@ class LaunchHandler(_LtiHandler):
                 None, verify_launch, tool.config, tool.keys, tool.state, id_token, state, cookie, tool.secret
             )
             if launch.message_type == DEEP_LINKING:
-                from app.lti.deep_linking import deep_linking_page
-
                 self.clear_cookie(cookie_name(state or ""), path="/", secure=True, samesite="None")
                 self.set_header("Content-Type", "text/html; charset=utf-8")
                 self.finish(deep_linking_page(tool, launch))
@@ -186,7 +129,7 @@ class LaunchHandler(_LtiHandler):
         self.redirect(f"{page}?{urlencode({'code': code})}", status=303)  # relative: /lti/<page>, behind a proxy too
 
 
-class JwksHandler(_LtiHandler):
+class JwksHandler(LtiHandler):
     """``/lti/jwks``: the tool's public keys."""
 
     def get(self) -> None:
@@ -196,7 +139,7 @@ class JwksHandler(_LtiHandler):
         self.finish(json.dumps(self.tool.config.public_keys()))
 
 
-class CanvasConfigHandler(_LtiHandler):
+class CanvasConfigHandler(LtiHandler):
     """``/lti/config.json``: the tool as Canvas's "Paste JSON" developer key takes it."""
 
     def get(self) -> None:
@@ -230,6 +173,7 @@ class CanvasConfigHandler(_LtiHandler):
 
 ROUTES = [
     (r"/lti/login", LoginHandler),
+    (r"/lti/deep_link", DeepLinkHandler),
     (r"/lti/launch", LaunchHandler),
     (r"/lti/jwks", JwksHandler),
     (r"/lti/config\.json", CanvasConfigHandler),

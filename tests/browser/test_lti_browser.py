@@ -20,6 +20,7 @@ from playwright.sync_api import Browser, BrowserContext, expect
 
 from app.course.catalog import lab_kinds
 from app.course.content import load_lessons
+from app.lti import DEEP_LINKING
 from devtools.ports import free_port
 from tests.browser.test_lessons_browser import work_exercise
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS
@@ -128,4 +129,31 @@ def test_the_launch_pages_open_nothing_without_a_launch(lms, context):
         expect(page.get_by_role("alert")).to_contain_text("opens only from your course")
         expect(page.get_by_role("region", name="Class results")).to_have_count(0)
         expect(page.get_by_role("region", name=re.compile("^Exercise: "))).to_have_count(0)
+    page.close()
+
+
+def test_an_instructor_adds_exercises_by_deep_linking_and_the_platform_verifies_the_answer(lms, context):
+    platform, _server = lms
+    platform.prepare("designer-1", platform.claims(roles=(INSTRUCTOR,), message_type=DEEP_LINKING))
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(f"{platform.url}/course?hint=designer-1")
+    frame = page.frame_locator("iframe[title='Overlap Lab']")
+    expect(frame.get_by_role("heading", name="Add Overlap Lab exercises")).to_be_visible()
+    lesson, exercise = LAUNCHED
+    frame.get_by_role("group", name=lesson.title).get_by_role("checkbox", name=exercise.title).check()
+    other = next(item for item in load_lessons() if item.exercises and item.slug != lesson.slug)
+    frame.get_by_role("group", name=other.title).get_by_role("checkbox", name=other.exercises[0].title).check()
+    frame.get_by_role("button", name="Add to the course").click()
+    expect(frame.get_by_role("heading", name="Content added")).to_be_visible()
+    (claims,) = platform.deep_link_responses
+    items = claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
+    assert [item["custom"]["exercise"] for item in items] == [
+        f"{lesson.slug}/{exercise.id}",
+        f"{other.slug}/{other.exercises[0].id}",
+    ]
+    assert all(item["lineItem"]["scoreMaximum"] == 1 for item in items)
+    assert not platform.refused, platform.refused
+    assert not errors, errors
     page.close()

@@ -18,9 +18,11 @@ import jwt
 import pytest
 import requests
 
-from app.lti import CLAIM, SCORE_SCOPE
+from app.course.library import lessons
+from app.lti import CLAIM, DEEP_LINKING, SCORE_SCOPE
 from app.lti.handlers import ROUTES
 from app.lti.launches import class_scope, student_id
+from app.lti.verify import DL_SETTINGS
 from tests.lti.conftest import exercise_target, first_exercise
 from tests.lti.platform import INSTRUCTOR
 from tests.tornado_thread import serving
@@ -175,3 +177,58 @@ def test_the_canvas_configuration_names_the_endpoints(tool_url):
     assert config["public_jwk_url"] == f"{tool_url}/lti/jwks"
     assert SCORE_SCOPE in config["scopes"]
     assert config["extensions"][0]["privacy_level"] == "anonymous"
+
+
+def deep_linking_page(platform, tool_url: str, **settings) -> requests.Response:
+    claims = platform.claims(roles=(INSTRUCTOR,), message_type=DEEP_LINKING)
+    claims[DL_SETTINGS].update(settings)
+    answer = launch_through_platform(platform, tool_url, "designer", claims)
+    assert answer.status_code == 200, answer.text
+    return answer
+
+
+def test_a_deep_linking_launch_lists_the_exercises_and_answers_with_signed_links(platform, tool, tool_url):
+    page = deep_linking_page(platform, tool_url)
+    lessons_with_exercises = [lesson for lesson in lessons() if lesson.exercises]
+    assert page.text.count("<fieldset>") == len(lessons_with_exercises)
+    assert page.text.count('type="checkbox"') == sum(len(lesson.exercises) for lesson in lessons_with_exercises)
+    token = re.search(r'name="pick_token" value="([^"]+)"', page.text).group(1)
+    first, second = (f"{lesson.slug}/{lesson.exercises[0].id}" for lesson in lessons_with_exercises[:2])
+    answer = requests.post(f"{tool_url}/lti/deep_link", data={"pick_token": token, "pick": [first, second]}, timeout=60)
+    assert answer.status_code == 200, answer.text
+    assert f'action="{platform.url}/deep_link_return"' in answer.text
+    response = re.search(r'name="JWT" value="([^"]+)"', answer.text).group(1)
+    back = requests.post(f"{platform.url}/deep_link_return", data={"JWT": response}, timeout=60)
+    assert back.status_code == 200, back.text  # the platform verified it against the tool's /lti/jwks
+    (claims,) = platform.deep_link_responses
+    assert claims["iss"] == platform.client_id and claims["aud"] == platform.issuer
+    assert claims[CLAIM + "message_type"] == "LtiDeepLinkingResponse" and claims[CLAIM + "version"] == "1.3.0"
+    assert claims[CLAIM + "deployment_id"] == platform.deployment_id
+    assert claims["https://purl.imsglobal.org/spec/lti-dl/claim/data"] == "platform-data-123"
+    items = claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
+    assert [item["custom"]["exercise"] for item in items] == [first, second]
+    lesson, exercise = first.split("/")
+    assert items[0]["type"] == "ltiResourceLink"
+    assert items[0]["url"] == f"{tool_url}/lesson?id={lesson}&exercise={exercise}"
+    assert items[0]["lineItem"]["scoreMaximum"] == 1 and items[0]["title"]
+
+
+def test_a_platform_taking_one_link_without_line_items_gets_one_without(platform, tool, tool_url):
+    page = deep_linking_page(platform, tool_url, accept_multiple=False, accept_lineitem=False)
+    assert 'type="radio"' in page.text and 'type="checkbox"' not in page.text
+    token = re.search(r'name="pick_token" value="([^"]+)"', page.text).group(1)
+    lesson, exercise = first_exercise()
+    two = [f"{lesson}/{exercise}", f"{lesson}/{exercise}x"]
+    refused = requests.post(f"{tool_url}/lti/deep_link", data={"pick_token": token, "pick": two}, timeout=60)
+    assert refused.status_code == 400
+    answer = requests.post(f"{tool_url}/lti/deep_link", data={"pick_token": token, "pick": two[0]}, timeout=60)
+    response = re.search(r'name="JWT" value="([^"]+)"', answer.text).group(1)
+    claims = jwt.decode(response, options={"verify_signature": False})
+    (item,) = claims["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"]
+    assert "lineItem" not in item
+
+
+def test_a_forged_deep_linking_form_is_refused(tool_url):
+    forged = jwt.encode({"purpose": "deep-link", "exp": 2**31}, b"not the tool's key, long enough 123", "HS256")
+    answer = requests.post(f"{tool_url}/lti/deep_link", data={"pick_token": forged, "pick": "x/y"}, timeout=60)
+    assert answer.status_code == 401 and "did not come from this tool" in answer.text
