@@ -21,6 +21,7 @@ import panel as pn
 
 from app.classroom import class_store
 from app.classroom.student import ClassShare
+from app.course.catalog import lab_kinds
 from app.course.content import Exercise, Lesson
 from app.course.exercise import ExerciseRunner, ExerciseSession
 from app.course.lesson_text import LessonText
@@ -29,7 +30,6 @@ from app.course.progress import ProgressStore
 from app.lti.grades import queue_score, try_send
 from app.lti.store import PendingScore, StateUnavailable
 from app.lti.tool import Tool, current_tool
-from app.site.pages.lesson import LabShelf
 from app.web.background import in_worker_thread
 from app.web.shell import deferred, page
 
@@ -123,6 +123,22 @@ class GradeLine:
                 return False
 
         in_worker_thread(work, lambda taken: self._sent(True) if taken else None)
+
+
+class LabShelf:
+    """The labs a launched exercise uses, each built for the session the first time it is needed.
+
+    As :class:`app.site.pages.lesson.LabShelf`, which this layer may not import (app.site is above it).
+    """
+
+    def __init__(self) -> None:
+        self._views: dict[str, pn.viewable.Viewer] = {}
+
+    def view(self, slug: str) -> pn.viewable.Viewer:
+        """The session's view of lab ``slug``, built on first use."""
+        if slug not in self._views:
+            self._views[slug] = lab_kinds()[slug].lesson_view()
+        return self._views[slug]
 
 
 def exercise_view(
