@@ -11,9 +11,9 @@ score in the tool's state (the class database when the class is on) and :func:`s
    locked prediction was right), ``activityProgress`` Completed, ``gradingProgress`` FullyGraded,
    the student's ``userId`` (``sub``) and a ``timestamp``.
 
-A post that fails stays kept and is tried again by :func:`send_pending` (every
-:data:`RETRY_EVERY_S` seconds on the server) until the platform takes it; only then does the page
-say "Sent to your course".
+A post that fails stays kept and is tried again by :func:`send_pending` (the server looks every
+:data:`RETRY_EVERY_S` seconds; the waits between one score's tries double up to an hour) until the
+platform takes it; only then does the page say "Sent to your course".
 """
 
 from __future__ import annotations
@@ -42,7 +42,19 @@ HTTP_TIMEOUT_S = 10.0
 """How long the platform's token and score endpoints may take to answer."""
 
 RETRY_EVERY_S = 30.0
-"""How often the server tries the scores not yet taken again."""
+"""How often the server looks for scores whose next try is due."""
+
+MAX_BACKOFF_S = 3600.0
+"""The longest wait between two tries of one score (the waits double from :data:`RETRY_EVERY_S`)."""
+
+CLAIM_S = 120.0
+"""How long one try holds a score (longer than a try's two HTTP requests can take)."""
+
+
+def backoff_s(attempts: int) -> float:
+    """Seconds to wait after the ``attempts``-th failed try: 30, 60, 120, … up to an hour."""
+    return min(MAX_BACKOFF_S, RETRY_EVERY_S * 2 ** max(0, min(attempts - 1, 16)))
+
 
 MAX_ANSWER_BYTES = 64_000
 """The most of the platform's answer read (a token or an acknowledgement)."""
@@ -190,17 +202,25 @@ def send_score(tool: Tool, pending: PendingScore, tokens: Tokens = TOKENS) -> No
     tool.state.score_sent(pending.id)
 
 
-def try_send(tool: Tool, pending: PendingScore) -> bool:
-    """Send one score, recording a failure (logged, kept for the next try); whether it was taken."""
+def try_send(tool: Tool, pending: PendingScore, now: float | None = None) -> bool:
+    """Claim one score and send it, recording a failure (logged, tried again later); whether it was taken.
+
+    A score another process is trying right now is left to it (False here). ``now``: the time
+    (``time.time()`` by default).
+    """
+    now = time.time() if now is None else now
     try:
+        if not tool.state.claim(pending.id, now + CLAIM_S, now=now):
+            return False
         send_score(tool, pending)
         return True
     except (GradeError, StateUnavailable) as problem:
-        LOG.warning("LTI score %s not sent yet (try %s): %s", pending.id, pending.attempts + 1, problem)
+        attempts = pending.attempts + 1
+        LOG.warning("LTI score %s not sent yet (try %s): %s", pending.id, attempts, problem)
         try:
-            tool.state.score_failed(pending.id, str(problem))
+            tool.state.score_failed(pending.id, str(problem), now + backoff_s(attempts))
         except StateUnavailable:
-            pass  # kept all the same; counted next time
+            pass  # kept all the same; the claim runs out and the next round tries again
         return False
 
 
@@ -230,14 +250,15 @@ def queue_score(tool: Tool, record: dict[str, Any], correct: bool) -> PendingSco
     return PendingScore(tool.state.add_score(kept), kept, 0)
 
 
-def send_pending(tool: Tool) -> int:
-    """Try every score not yet taken once (the server's retry round); how many were taken."""
+def send_pending(tool: Tool, now: float | None = None) -> int:
+    """Try once every score whose next try is due by ``now`` (the server's retry round); how many were taken."""
+    now = time.time() if now is None else now
     try:
-        pending = tool.state.pending_scores()
+        pending = tool.state.pending_scores(now=now)
     except StateUnavailable as problem:
         LOG.warning("LTI scores cannot be read for a retry: %s", problem)
         return 0
-    return sum(try_send(tool, score) for score in pending)
+    return sum(try_send(tool, score, now) for score in pending)
 
 
 def start_retries(tool: Tool) -> None:

@@ -80,6 +80,7 @@ class GradeLine:
         self.record = record
         self.pane = pn.pane.HTML('<p role="status" aria-live="polite"></p>', sizing_mode="stretch_width")
         self.pending: PendingScore | None = None
+        self._judged = False
         self._recheck = None
 
     def show(self, text: str) -> None:
@@ -87,19 +88,26 @@ class GradeLine:
         self.pane.object = f'<p role="status" aria-live="polite">{html.escape(text)}</p>'
 
     def verdict(self, correct: bool) -> None:
-        """The first verdict of the launched exercise: keep its score and send it (once per launch)."""
-        if self.pending is not None or "lineitem" not in self.record:
+        """The first verdict of the launched exercise: keep its score and send it (once per launch, in a thread)."""
+        if self.pending is not None or self._judged or "lineitem" not in self.record:
             return
-        try:
-            self.pending = queue_score(self.tool, self.record, correct)
-        except StateUnavailable as problem:
-            LOG.error("LTI: a score cannot be kept: %s", problem)
+        self._judged = True
+        self.show(SENDING)
+
+        def work() -> bool | None:
+            try:
+                self.pending = queue_score(self.tool, self.record, correct)
+            except StateUnavailable as problem:
+                LOG.error("LTI: a score cannot be kept: %s", problem)
+                return None
+            return try_send(self.tool, self.pending)
+
+        in_worker_thread(work, self._sent)
+
+    def _sent(self, taken: bool | None) -> None:
+        if taken is None:
             self.show("Your result could not be kept for your course now; do the exercise again later.")
             return
-        self.show(SENDING)
-        in_worker_thread(partial(try_send, self.tool, self.pending), self._sent)
-
-    def _sent(self, taken: bool) -> None:
         if taken:
             self.show(SENT)
             if self._recheck is not None:

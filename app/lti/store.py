@@ -3,7 +3,8 @@
 In the class database when the class is on (:class:`DatabaseState`, shared by every process and
 machine), in this process's memory otherwise (:class:`MemoryState`). Nonces and launch codes
 expire; each insert deletes what has expired, so both stay small. A score stays until the platform
-took it (:mod:`app.lti.grades`).
+took it (:mod:`app.lti.grades`); each try first claims it (:meth:`LtiState.claim`), so processes
+sharing the database never post one score twice at once, and a failed try sets when to try again.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ scores = sa.Table(
     sa.Column("attempts", sa.Integer, nullable=False, default=0),
     sa.Column("sent_at", sa.Float, nullable=True),
     sa.Column("last_error", sa.String(300), nullable=True),
+    sa.Column("next_try_at", sa.Float, nullable=False, default=0.0),
 )
 
 
@@ -71,14 +73,17 @@ class LtiState(Protocol):
     def add_score(self, record: dict[str, Any]) -> int:
         """Keep a score to send; its id."""
 
-    def pending_scores(self, limit: int = 50) -> list[PendingScore]:
-        """Scores the platform has not taken yet, oldest first."""
+    def pending_scores(self, limit: int = 50, now: float | None = None) -> list[PendingScore]:
+        """Scores the platform has not taken yet whose next try is due (by ``now``), the most overdue first."""
+
+    def claim(self, score_id: int, until: float, now: float | None = None) -> bool:
+        """Take a due score for one try, until ``until``; False if another process took it first or it is not due."""
 
     def score_sent(self, score_id: int) -> None:
         """The platform took it."""
 
-    def score_failed(self, score_id: int, error: str) -> None:
-        """A try failed; count it and keep why."""
+    def score_failed(self, score_id: int, error: str, retry_at: float) -> None:
+        """A try failed: count it, keep why, and try again from ``retry_at``."""
 
     def is_sent(self, score_id: int) -> bool:
         """Whether the platform took it."""
@@ -120,25 +125,37 @@ class MemoryState:
         with self._lock:
             score_id = self._next
             self._next += 1
-            self._scores[score_id] = {"record": record, "attempts": 0, "sent": False, "error": ""}
+            self._scores[score_id] = {"record": record, "attempts": 0, "sent": False, "error": "", "next": 0.0}
             return score_id
 
-    def pending_scores(self, limit: int = 50) -> list[PendingScore]:  # noqa: D102
+    def pending_scores(self, limit: int = 50, now: float | None = None) -> list[PendingScore]:  # noqa: D102
+        now = time.time() if now is None else now
         with self._lock:
-            return [
-                PendingScore(i, s["record"], s["attempts"]) for i, s in sorted(self._scores.items()) if not s["sent"]
-            ][:limit]
+            due = [(s["next"], i) for i, s in self._scores.items() if not s["sent"] and s["next"] <= now]
+            return [PendingScore(i, self._scores[i]["record"], self._scores[i]["attempts"]) for _n, i in sorted(due)][
+                :limit
+            ]
+
+    def claim(self, score_id: int, until: float, now: float | None = None) -> bool:  # noqa: D102
+        now = time.time() if now is None else now
+        with self._lock:
+            score = self._scores.get(score_id)
+            if score is None or score["sent"] or score["next"] > now:
+                return False
+            score["next"] = until
+            return True
 
     def score_sent(self, score_id: int) -> None:  # noqa: D102
         with self._lock:
             if score_id in self._scores:
                 self._scores[score_id]["sent"] = True
 
-    def score_failed(self, score_id: int, error: str) -> None:  # noqa: D102
+    def score_failed(self, score_id: int, error: str, retry_at: float) -> None:  # noqa: D102
         with self._lock:
             if score_id in self._scores:
                 self._scores[score_id]["attempts"] += 1
                 self._scores[score_id]["error"] = error[:300]
+                self._scores[score_id]["next"] = retry_at
 
     def is_sent(self, score_id: int) -> bool:  # noqa: D102
         with self._lock:
@@ -203,30 +220,49 @@ class DatabaseState:
 
     def add_score(self, record: dict[str, Any]) -> int:  # noqa: D102
         def work(db: sa.Connection) -> int:
-            made = db.execute(scores.insert().values(record=json.dumps(record), created_at=time.time(), attempts=0))
+            made = db.execute(
+                scores.insert().values(record=json.dumps(record), created_at=time.time(), attempts=0, next_try_at=0.0)
+            )
             return int(made.inserted_primary_key[0])
 
         return self._write(work)
 
-    def pending_scores(self, limit: int = 50) -> list[PendingScore]:  # noqa: D102
+    def pending_scores(self, limit: int = 50, now: float | None = None) -> list[PendingScore]:  # noqa: D102
+        now = time.time() if now is None else now
         try:
             with self.engine.connect() as db:
                 rows = db.execute(
-                    sa.select(scores).where(scores.c.sent_at.is_(None)).order_by(scores.c.id).limit(limit)
+                    sa.select(scores)
+                    .where(scores.c.sent_at.is_(None), scores.c.next_try_at <= now)
+                    .order_by(scores.c.next_try_at, scores.c.id)
+                    .limit(limit)
                 ).all()
         except SQLAlchemyError as error:
             raise StateUnavailable(f"the class database cannot be read ({_reason(error)})") from None
         return [PendingScore(int(r.id), json.loads(r.record), int(r.attempts)) for r in rows]
 
+    def claim(self, score_id: int, until: float, now: float | None = None) -> bool:  # noqa: D102
+        now = time.time() if now is None else now
+        taken = self._write(
+            lambda db: (
+                db.execute(
+                    scores.update()
+                    .where(scores.c.id == score_id, scores.c.sent_at.is_(None), scores.c.next_try_at <= now)
+                    .values(next_try_at=until)
+                ).rowcount
+            )
+        )
+        return taken == 1
+
     def score_sent(self, score_id: int) -> None:  # noqa: D102
         self._write(lambda db: db.execute(scores.update().where(scores.c.id == score_id).values(sent_at=time.time())))
 
-    def score_failed(self, score_id: int, error: str) -> None:  # noqa: D102
+    def score_failed(self, score_id: int, error: str, retry_at: float) -> None:  # noqa: D102
         self._write(
             lambda db: db.execute(
                 scores.update()
                 .where(scores.c.id == score_id)
-                .values(attempts=scores.c.attempts + 1, last_error=error[:300])
+                .values(attempts=scores.c.attempts + 1, last_error=error[:300], next_try_at=retry_at)
             )
         )
 

@@ -3,12 +3,13 @@ retried while the platform does not take it."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 
 import pytest
 
+from app.lti.grades import backoff_s, score_body, scores_url, send_pending, try_send
 from app.lti.grades import queue_score as queue
-from app.lti.grades import score_body, scores_url, send_pending, try_send
 from app.lti.handlers import ROUTES
 from tests.tornado_thread import serving
 
@@ -53,7 +54,7 @@ def test_a_score_reaches_the_platform(platform, tool, served):
     assert try_send(tool, pending) is True
     (score,) = platform.scores
     assert score["lineitem"] == "7" and score["userId"] == "student-9" and score["scoreGiven"] == 1
-    assert tool.state.is_sent(pending.id) and not tool.state.pending_scores()
+    assert tool.state.is_sent(pending.id) and not tool.state.pending_scores(now=time.time() + 3600)
     assert not platform.refused, platform.refused
 
 
@@ -61,10 +62,11 @@ def test_a_score_the_platform_does_not_take_is_kept_and_sent_later(platform, too
     platform.fail_scores = 1
     pending = queue(tool, launch_record(platform), correct=True)
     assert try_send(tool, pending) is False
-    assert not platform.scores and [p.id for p in tool.state.pending_scores()] == [pending.id]
+    assert not platform.scores and [p.id for p in tool.state.pending_scores(now=time.time() + 31)] == [pending.id]
     assert any("not sent yet" in record.getMessage() for record in caplog.records)
     assert "student-9" not in caplog.text
-    assert send_pending(tool) == 1  # the server's next round of retries
+    assert send_pending(tool) == 0  # not due yet: the next try waits 30 s
+    assert send_pending(tool, now=time.time() + 31) == 1  # the server's round once it is due
     assert len(platform.scores) == 1 and tool.state.is_sent(pending.id)
 
 
@@ -79,4 +81,9 @@ def test_a_platform_that_refuses_the_assertion_gets_nothing_and_the_score_stays(
     platform.client_id = "another-client"  # the platform no longer knows the tool's assertion as its client's
     pending = queue(tool, launch_record(platform) | {"client_id": other}, correct=True)
     assert try_send(tool, pending) is False
-    assert not platform.scores and tool.state.pending_scores()
+    assert not platform.scores and tool.state.pending_scores(now=time.time() + 31)
+
+
+def test_the_waits_between_tries_double_up_to_an_hour():
+    assert [backoff_s(n) for n in (1, 2, 3, 4)] == [30, 60, 120, 240]
+    assert backoff_s(50) == 3600

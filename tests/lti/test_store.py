@@ -54,9 +54,15 @@ def test_a_score_is_kept_until_it_is_sent(state):
     first = state.add_score({"lineitem": "a"})
     second = state.add_score({"lineitem": "b"})
     assert [p.record["lineitem"] for p in state.pending_scores()] == ["a", "b"]
-    state.score_failed(first, "the platform answered 503")
-    (again, _other) = state.pending_scores()
-    assert again.id == first and again.attempts == 1
+    assert state.claim(first, time.time() + 60)
+    assert not state.claim(first, time.time() + 60)  # another process's try: already taken
+    assert [p.id for p in state.pending_scores()] == [second]  # not due while claimed
+    state.score_failed(first, "the platform answered 503", retry_at=time.time() - 1)
+    again = next(p for p in state.pending_scores() if p.id == first)
+    assert again.attempts == 1
+    state.score_failed(first, "the platform answered 503", retry_at=time.time() + 600)
+    assert [p.id for p in state.pending_scores()] == [second]  # waits for its next try
+    assert [p.id for p in state.pending_scores(now=time.time() + 601)] == [second, first]  # most overdue first
     state.score_sent(first)
     assert state.is_sent(first) and not state.is_sent(second)
     assert [p.id for p in state.pending_scores()] == [second]
