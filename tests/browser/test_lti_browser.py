@@ -52,6 +52,22 @@ def lms(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Platform, Li
             server.process.wait(timeout=10)
 
 
+@pytest.fixture(scope="module")
+def lms_without_class(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Platform, LiveServer]]:
+    """The tool with the class off (launches and scores in memory) and grades by correctness."""
+    folder = tmp_path_factory.mktemp("lti-no-class")
+    port = free_port()
+    with running_platform(f"http://localhost:{port}") as platform:
+        config = platform.registration(folder)
+        command = [sys.executable, "-m", "app", "--port", str(port), "--lti-score", "correctness"]
+        server = serve(command, port, folder / "server.log", env={"LTI_CONFIG": str(config)})
+        try:
+            yield platform, server
+        finally:
+            server.process.terminate()
+            server.process.wait(timeout=10)
+
+
 @pytest.fixture
 def context(browser: Browser, tmp_path) -> Iterator[BrowserContext]:
     options: dict = {"args": CHROMIUM_ARGS, "viewport": {"width": 1400, "height": 1000}}
@@ -156,4 +172,29 @@ def test_an_instructor_adds_exercises_by_deep_linking_and_the_platform_verifies_
     assert all(item["lineItem"]["scoreMaximum"] == 1 for item in items)
     assert not platform.refused, platform.refused
     assert not errors, errors
+    page.close()
+
+
+def test_with_the_class_off_a_wrong_prediction_sends_zero_by_correctness(lms_without_class, context):
+    platform, server = lms_without_class
+    lesson, exercise = LAUNCHED
+    platform.prepare("learner-2", platform.claims(sub="lms-user-2", target=target(server)))
+    page = context.new_page()
+    page.goto(f"{platform.url}/course?hint=learner-2")
+    frame = page.frame_locator("iframe[title='Overlap Lab']")
+    region = frame.get_by_role("region", name=f"Exercise: {exercise.title}")
+    lab = frame.get_by_role("region", name=lab_kinds()[exercise.lab].title)
+    expect(lab.get_by_role("status").first).to_contain_text("t = ")
+    work_exercise(lab, region, exercise, exercise.answer + 5, use_play=False)
+    expect(region.get_by_role("status").first).to_contain_text("Not quite")
+    expect(region).not_to_contain_text("Shared anonymously")  # no class: nothing shared
+    expect(frame.get_by_text("Sent to your course.")).to_be_visible()
+    (score,) = platform.scores
+    assert score["scoreGiven"] == 0 and score["scoreMaximum"] == 1 and score["userId"] == "lms-user-2"
+
+    platform.prepare("teacher-3", platform.claims(sub="t", roles=(INSTRUCTOR,), target=target(server)))
+    page.goto(f"{platform.url}/course?hint=teacher-3")
+    frame = page.frame_locator("iframe[title='Overlap Lab']")
+    expect(frame.get_by_role("alert")).to_contain_text("The class's predictions are off on this server")
+    expect(frame.get_by_role("region", name="Class results")).to_have_count(0)
     page.close()
