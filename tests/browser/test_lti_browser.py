@@ -26,6 +26,7 @@ from tests.browser.test_lessons_browser import work_exercise
 from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.conftest import LiveServer, serve
 from tests.lti.platform import INSTRUCTOR, Platform, running_platform
+from tests.lti.test_endpoints import launch_through_platform
 from tests.waiting import poll
 
 pytestmark = pytest.mark.browser
@@ -104,6 +105,7 @@ def test_a_learner_launched_from_the_course_does_the_exercise_and_the_grade_goes
     expect(region.get_by_role("status").first).to_contain_text("Correct")
     expect(region).to_contain_text("Shared anonymously with the instructor")
     expect(frame.get_by_text("Sent to your course.")).to_be_visible()
+    poll(lambda: page.frames[-1].title() == lesson.title, page=page, what="the frame titled by the launched lesson")
     poll(lambda: platform.scores, what="the platform's score endpoint receiving the score")
     (score,) = platform.scores
     assert score["userId"] == "lms-user-1" and score["lineitem"] == "1"
@@ -138,9 +140,18 @@ def test_a_learner_launched_from_the_course_does_the_exercise_and_the_grade_goes
 
 
 def test_the_launch_pages_open_nothing_without_a_launch(lms, context):
-    _platform, server = lms
+    platform, server = lms
     page = context.new_page()
-    for path in ("/lti/instructor", "/lti/instructor?code=made-up", "/lti/lesson?code=made-up"):
+    claims = platform.claims(sub="lms-user-3", target=target(server))
+    launched = launch_through_platform(platform, server.url, "learner-3", claims)  # a Learner's real code
+    assert launched.status_code == 303 and launched.headers["Location"].startswith("lesson?code=")
+    learners_code = launched.headers["Location"].removeprefix("lesson")
+    for path in (
+        "/lti/instructor",
+        "/lti/instructor?code=made-up",
+        "/lti/lesson?code=made-up",
+        f"/lti/instructor{learners_code}",
+    ):
         page.goto(server.url + path)
         expect(page.get_by_role("alert")).to_contain_text("opens only from your course")
         expect(page.get_by_role("region", name="Class results")).to_have_count(0)
