@@ -17,6 +17,7 @@ from urllib.parse import parse_qs, urlsplit
 import jwt
 import pytest
 import requests
+from cryptography.hazmat.primitives.asymmetric import rsa
 
 from app.course.library import lessons
 from app.lti import CLAIM, DEEP_LINKING, SCORE_SCOPE
@@ -232,3 +233,68 @@ def test_a_forged_deep_linking_form_is_refused(tool_url):
     forged = jwt.encode({"purpose": "deep-link", "exp": 2**31}, b"not the tool's key, long enough 123", "HS256")
     answer = requests.post(f"{tool_url}/lti/deep_link", data={"pick_token": forged, "pick": "x/y"}, timeout=60)
     assert answer.status_code == 401 and "did not come from this tool" in answer.text
+
+
+def a_browsers_login(platform, tool_url: str, hint: str) -> tuple[str, str, str]:
+    """Start a login as a browser does; its state, nonce and the Cookie header the browser would send back."""
+    answer, cookie = login(platform, tool_url, hint)
+    query = {name: values[0] for name, values in parse_qs(urlsplit(answer.headers["Location"]).query).items()}
+    header = "; ".join(f"{name}={morsel.value}" for name, morsel in cookie.items())
+    return query["state"], query["nonce"], header
+
+
+def forged_posts(platform, tool_url: str, case: str) -> list[dict]:
+    """The form posts (with their Cookie headers) of one forged or misdirected launch."""
+    state, nonce, cookie = a_browsers_login(platform, tool_url, case)
+    good = {**platform.claims(target=exercise_target(tool_url)), "nonce": nonce}
+    other_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    tokens = {
+        "forged signature": lambda: platform.sign(good, key=other_key),
+        "expired": lambda: platform.sign(good, lifetime_s=-600),
+        "wrong audience": lambda: platform.sign({**good, "aud": "another-tool"}),
+        "wrong deployment": lambda: platform.sign({**good, CLAIM + "deployment_id": "elsewhere"}),
+        "unsigned": lambda: jwt.encode({**good, "exp": 2**31}, None, algorithm="none"),
+        "wrong message type": lambda: platform.sign({**good, CLAIM + "message_type": "LtiStartProctoring"}),
+    }
+    if case == "replayed":
+        token = platform.sign(good)
+        return [{"id_token": token, "state": state, "Cookie": cookie}] * 2
+    if case == "wrong state":
+        other_state, _nonce, _cookie = a_browsers_login(platform, tool_url, case + "-2")
+        return [{"id_token": platform.sign(good), "state": other_state, "Cookie": cookie}]
+    return [{"id_token": tokens[case](), "state": state, "Cookie": cookie}]
+
+
+@pytest.mark.parametrize(
+    "case",
+    [
+        "forged signature",
+        "expired",
+        "replayed",
+        "wrong audience",
+        "wrong deployment",
+        "unsigned",
+        "wrong state",
+        "wrong message type",
+    ],
+)
+def test_a_forged_or_misdirected_launch_is_refused_with_nothing_of_the_course(platform, tool, tool_url, case):
+    posts = forged_posts(platform, tool_url, case)
+    answers = [
+        requests.post(
+            f"{tool_url}/lti/launch",
+            data={"id_token": post["id_token"], "state": post["state"]},
+            headers={"Cookie": post["Cookie"]},
+            allow_redirects=False,
+            timeout=60,
+        )
+        for post in posts
+    ]
+    if case == "replayed":
+        assert answers[0].status_code == 303  # the first use is a launch
+        answers = answers[1:]
+    (refused,) = answers
+    assert refused.status_code in (400, 401), (case, refused.status_code)
+    assert "Location" not in refused.headers and "code=" not in refused.text
+    assert "This launch was refused" in refused.text and "Exercise" not in refused.text
+    assert "<script" not in refused.text and "Traceback" not in refused.text
