@@ -24,7 +24,7 @@ from urllib.parse import urlencode, urlsplit
 
 from tornado.ioloop import IOLoop
 
-from app.lti import DEEP_LINKING, LINEITEM_SCOPE, SCORE_SCOPE
+from app.lti import DEEP_LINKING, LINEITEM_SCOPE, ROSTER_SCOPE, SCORE_SCOPE
 from app.lti.deep_linking import DeepLinkHandler, deep_linking_page
 from app.lti.launches import expiry, launch_record, new_code
 from app.lti.store import StateUnavailable
@@ -156,7 +156,7 @@ class CanvasConfigHandler(LtiHandler):
             "oidc_initiation_url": tool_url(self, "lti/login"),
             "target_link_uri": launch,
             "public_jwk_url": tool_url(self, "lti/jwks"),
-            "scopes": [SCORE_SCOPE, LINEITEM_SCOPE],
+            "scopes": [SCORE_SCOPE, LINEITEM_SCOPE, ROSTER_SCOPE],
             "extensions": [
                 {
                     "domain": urlsplit(launch).hostname or "",

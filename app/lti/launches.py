@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from app.course.library import lessons
-from app.lti import AGS_CLAIM, INSTRUCTOR_ROLES, SCORE_SCOPE
+from app.lti import AGS_CLAIM, INSTRUCTOR_ROLES, NRPS_CLAIM, SCORE_SCOPE
 from app.lti.verify import Launch, LaunchRefused
 
 CODE_LIFETIME_S = 120
@@ -104,6 +104,9 @@ def launch_record(launch: Launch) -> dict[str, Any]:
             raise
         record["lesson"] = record["exercise"] = ""  # an instructor still gets the class's view
     if instructor:
+        service = launch.claims.get(NRPS_CLAIM)
+        if isinstance(service, dict) and isinstance(service.get("context_memberships_url"), str):
+            record["memberships_url"] = service["context_memberships_url"]  # the roster's size (app.lti.roster)
         return record
     sub = launch.claims["sub"]
     record["student"] = student_id(registration.issuer, sub)

@@ -28,6 +28,7 @@ from app.course.lesson_text import LessonText
 from app.course.library import lessons, query_param
 from app.course.progress import ProgressStore
 from app.lti.grades import queue_score, try_send
+from app.lti.roster import RosterError, learners
 from app.lti.store import PendingScore, StateUnavailable
 from app.lti.tool import Tool, current_tool
 from app.web.background import in_worker_thread
@@ -210,9 +211,28 @@ def build_instructor() -> pn.template.base.BaseTemplate:
     wanted = f"{record['scope']}{record['lesson']}/{record['exercise']}"
     if record.get("lesson") and wanted in view.exercise.values:
         view.exercise.value = wanted  # the exercise the link names, first
-    title = record.get("context_title") or "your course"
-    intro = f"The predictions of {title}'s students, before anyone sees the answer."
-    return page("Class results", view, intro=intro, back=False, bare=True)
+    roster = pn.pane.HTML("", sizing_mode="stretch_width")
+    if record.get("memberships_url"):  # Names and Roles offered: the roster's size beside the locked count
+        tool = current_tool()
+        roster.object = f'<p role="status">{html.escape(ROSTER_READING)}</p>'
+        in_worker_thread(partial(_roster_size, tool, record), lambda text: setattr(roster, "object", text))
+    return page("Class results", pn.Column(roster, view, sizing_mode="stretch_width"), back=False, bare=True)
+
+
+ROSTER_READING = "Reading your course's roster…"
+
+
+def _roster_size(tool: Tool | None, record: dict[str, Any]) -> str:
+    """The roster line (run in a worker thread): ``Your course's roster: 25 students.``, or why it cannot be read."""
+    if tool is None:
+        return ""
+    try:
+        count = learners(tool, record)
+    except RosterError as problem:
+        LOG.warning("LTI roster not read: %s", problem)
+        return f'<p role="status">Your course\'s roster cannot be read now ({html.escape(str(problem))}).</p>'
+    noun = "student" if count == 1 else "students"
+    return f'<p role="status">Your course\'s roster: {count} {noun}.</p>'
 
 
 ROUTES = {"/lti/lesson": build_lesson, "/lti/instructor": build_instructor}

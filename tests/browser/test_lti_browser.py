@@ -118,21 +118,19 @@ def test_a_learner_launched_from_the_course_does_the_exercise_and_the_grade_goes
     assert not errors, errors
 
     # The instructor of that course, launched from it: the class's view, signed in, with the learner's vote.
-    platform.prepare(
-        "teacher-1", platform.claims(sub="lms-teacher", roles=(INSTRUCTOR,), target=target(server), context="course-A")
-    )
+    teacher = {"sub": "lms-teacher", "roles": (INSTRUCTOR,), "target": target(server)}
+    platform.prepare("teacher-1", platform.claims(**teacher, context="course-A", roster=True))
     page.goto(f"{platform.url}/course?hint=teacher-1")
     frame = page.frame_locator("iframe[title='Overlap Lab']")
     results = frame.get_by_role("region", name="Class results")
     expect(results).to_be_visible()
     expect(frame.get_by_role("textbox", name="Instructor token")).to_have_count(0)
     expect(results).to_contain_text("locked = 1 · round 1")
+    expect(frame.get_by_text("Your course's roster: 3 students.")).to_be_visible()  # Names and Roles, beside it
     assert not errors, errors
 
     # Another LMS course's instructor sees its own class: nobody has locked there.
-    platform.prepare(
-        "teacher-2", platform.claims(sub="lms-teacher", roles=(INSTRUCTOR,), target=target(server), context="course-B")
-    )
+    platform.prepare("teacher-2", platform.claims(**teacher, context="course-B"))
     page.goto(f"{platform.url}/course?hint=teacher-2")
     results = page.frame_locator("iframe[title='Overlap Lab']").get_by_role("region", name="Class results")
     expect(results).to_contain_text("locked = 0 · round 1")

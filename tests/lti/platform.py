@@ -31,7 +31,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 from tornado.web import RequestHandler
 
-from app.lti import CLAIM, DEEP_LINKING, RESOURCE_LINK, SCORE_SCOPE
+from app.lti import CLAIM, DEEP_LINKING, RESOURCE_LINK, ROSTER_SCOPE, SCORE_SCOPE
 from app.lti.config import public_jwk
 from app.lti.keys import make_key_pair
 from tests.tornado_thread import serving
@@ -59,6 +59,16 @@ class Platform:
     tokens: set[str] = field(default_factory=set)
     refused: list[str] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    members: list[dict[str, Any]] = field(
+        default_factory=lambda: [
+            {"user_id": "s1", "roles": [LEARNER], "status": "Active"},
+            {"user_id": "s2", "roles": [LEARNER]},
+            {"user_id": "s3", "roles": [LEARNER], "status": "Inactive"},
+            {"user_id": "t1", "roles": [INSTRUCTOR], "status": "Active"},
+            {"user_id": "s4", "roles": [LEARNER], "status": "Active"},
+        ]
+    )
+    """The course's roster, served two members a page."""
     fail_scores: int = 0
     """How many score posts to refuse (503) before taking them: a platform that is down for a while."""
 
@@ -89,6 +99,7 @@ class Platform:
         message_type: str = RESOURCE_LINK,
         custom: dict[str, str] | None = None,
         lineitem: str | None = "1",
+        roster: bool = False,
     ) -> dict[str, Any]:
         """The LTI claims of one launch (without nonce and times, which the login adds)."""
         claims: dict[str, Any] = {
@@ -120,6 +131,11 @@ class Platform:
             }
         if custom:
             claims[CLAIM + "custom"] = custom
+        if roster:
+            claims["https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice"] = {
+                "context_memberships_url": f"{self.url}/memberships?page=0",
+                "service_versions": ["2.0"],
+            }
         return claims
 
     def sign(self, claims: dict[str, Any], lifetime_s: int = 300, key=None, kid: str | None = None) -> str:
@@ -249,13 +265,13 @@ class TokenHandler(_Handler):
         if claims.get("iss") != p.client_id or claims.get("sub") != p.client_id:
             self.refuse(401, "token: the assertion is not the client's")
             return
-        if SCORE_SCOPE not in arg("scope", "").split():
-            self.refuse(400, "token: no score scope asked")
+        if not {SCORE_SCOPE, ROSTER_SCOPE} & set(arg("scope", "").split()):
+            self.refuse(400, "token: neither the score nor the roster scope asked")
             return
         token = secrets.token_urlsafe(16)
         with p.lock:
             p.tokens.add(token)
-        self.finish({"access_token": token, "token_type": "Bearer", "expires_in": 3600, "scope": SCORE_SCOPE})
+        self.finish({"access_token": token, "token_type": "Bearer", "expires_in": 3600, "scope": arg("scope")})
 
 
 class ScoresHandler(_Handler):
@@ -283,6 +299,25 @@ class ScoresHandler(_Handler):
             p.scores.append({"lineitem": lineitem, **body})
         self.set_status(204)
         self.finish()
+
+
+class MembershipsHandler(_Handler):
+    """``/memberships?page=N``: the course's roster, two members a page, linked by ``rel="next"``."""
+
+    def get(self) -> None:
+        p = self.platform
+        scheme, _, token = (self.request.headers.get("Authorization") or "").partition(" ")
+        with p.lock:
+            known = scheme == "Bearer" and token in p.tokens
+        if not known:
+            self.refuse(401, "memberships: no valid token")
+            return
+        number = int(self.get_query_argument("page", "0"))
+        members = p.members[2 * number : 2 * number + 2]
+        if 2 * number + 2 < len(p.members):
+            self.set_header("Link", f'<{p.url}/memberships?page={number + 1}>; rel="next"')
+        self.set_header("Content-Type", "application/vnd.ims.lti-nrps.v2.membershipcontainer+json")
+        self.finish(json.dumps({"id": "roster", "context": {"id": "course-1"}, "members": members}))
 
 
 class DeepLinkReturnHandler(_Handler):
@@ -330,6 +365,7 @@ def running_platform(tool_url: str = "") -> Iterator[Platform]:
         (r"/token", TokenHandler, kwargs),
         (r"/lineitems/([^/]+)/scores", ScoresHandler, kwargs),
         (r"/deep_link_return", DeepLinkReturnHandler, kwargs),
+        (r"/memberships", MembershipsHandler, kwargs),
         (r"/course", CourseHandler, kwargs),
     ]
     with serving(routes) as url:
