@@ -22,12 +22,16 @@ import logging
 import secrets
 from urllib.parse import urlencode, urlsplit
 
+import jwt
 from tornado.ioloop import IOLoop
 
 from app.lti import DEEP_LINKING, LINEITEM_SCOPE, ROSTER_SCOPE, SCORE_SCOPE
+from app.lti.config import origin_of
 from app.lti.deep_linking import DeepLinkHandler, deep_linking_page
 from app.lti.launches import expiry, launch_record, new_code
+from app.lti.storage import get_page, put_page, valid_target
 from app.lti.store import StateUnavailable
+from app.lti.tool import Tool
 from app.lti.verify import LOGIN_COOKIE_S, LaunchRefused, cookie_name, login_cookie, verify_launch
 from app.lti.web import LtiHandler, tool_url
 
@@ -63,10 +67,15 @@ class LoginHandler(LtiHandler):
         if target and urlsplit(target).scheme not in ("http", "https"):
             self.refuse("login", "the target_link_uri is not an http(s) URL")
             return
+        storage = self.get_argument("lti_storage_target", "")
+        if storage and not valid_target(storage):
+            self.refuse("login", "the lti_storage_target names no window")
+            return
         state, nonce = secrets.token_urlsafe(24), secrets.token_urlsafe(24)
+        signed_login = login_cookie(state, nonce, registration, self.tool.secret)
         self.set_cookie(
             cookie_name(state),
-            login_cookie(state, nonce, registration, self.tool.secret),
+            signed_login,
             path="/",
             secure=True,
             httponly=True,
@@ -88,7 +97,13 @@ class LoginHandler(LtiHandler):
         if message_hint:
             params["lti_message_hint"] = message_hint
         joiner = "&" if urlsplit(registration.auth_login_url).query else "?"
-        self.redirect(registration.auth_login_url + joiner + urlencode(params))
+        url = registration.auth_login_url + joiner + urlencode(params)
+        if storage:  # the platform keeps the login too, for a browser that drops the cookie (app.lti.storage)
+            origin = origin_of(registration.auth_login_url)
+            self.set_header("Content-Type", "text/html; charset=utf-8")
+            self.finish(put_page(storage, origin, cookie_name(state), signed_login, url))
+            return
+        self.redirect(url)
 
 
 class LaunchHandler(LtiHandler):
@@ -103,6 +118,17 @@ class LaunchHandler(LtiHandler):
             return
         cookie = self.get_cookie(cookie_name(state)) if state else None
         tool = self.tool
+        if cookie is None and state and id_token:  # no cookie: the login the platform's storage kept, if any
+            kept = self.get_body_argument("lti_login", "")
+            storage = self.get_body_argument("lti_storage_target", "")
+            if kept:
+                cookie = kept  # verified exactly as the cookie: signed by the tool, this state, this nonce
+            elif storage and valid_target(storage):
+                origin = _platform_origin(tool, id_token)
+                if origin:
+                    self.set_header("Content-Type", "text/html; charset=utf-8")
+                    self.finish(get_page(storage, origin, cookie_name(state), id_token, state))
+                    return
         loop = IOLoop.current()
         try:
             launch = await loop.run_in_executor(
@@ -127,6 +153,16 @@ class LaunchHandler(LtiHandler):
         LOG.info("LTI launch accepted: %s", record["kind"])
         page = "instructor" if record["kind"] == "instructor" else "lesson"
         self.redirect(f"{page}?{urlencode({'code': code})}", status=303)  # relative: /lti/<page>, behind a proxy too
+
+
+def _platform_origin(tool: Tool, id_token: str) -> str:
+    """The origin of the login URL of the platform an (unverified) id_token names, or ``""``."""
+    try:
+        issuer = jwt.decode(id_token, options={"verify_signature": False}).get("iss", "")
+    except jwt.InvalidTokenError:
+        return ""
+    found = tool.config.registrations.get(str(issuer), ())
+    return origin_of(found[0].auth_login_url) if found else ""
 
 
 class JwksHandler(LtiHandler):

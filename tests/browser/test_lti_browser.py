@@ -207,3 +207,28 @@ def test_with_the_class_off_a_wrong_prediction_sends_zero_by_correctness(lms_wit
     expect(frame.get_by_role("alert")).to_contain_text("The class's predictions are off on this server")
     expect(frame.get_by_role("region", name="Class results")).to_have_count(0)
     page.close()
+
+
+def test_where_third_party_cookies_are_blocked_the_platforms_storage_carries_the_login(lms, browser):
+    """A private window refuses the tool's cookie in the LMS's frame: the launch then needs platform storage."""
+    platform, server = lms
+    _lesson, exercise = LAUNCHED
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})  # a private window
+    try:
+        page = context.new_page()
+        platform.prepare("learner-4", platform.claims(sub="lms-user-4", target=target(server)))
+        page.goto(f"{platform.url}/course?hint=learner-4")  # no storage offered: the cookie alone, dropped
+        frame = page.frame_locator("iframe[title='Overlap Lab']")
+        expect(frame.get_by_role("alert")).to_contain_text("login cookie is missing")
+        expect(frame.get_by_role("region", name=re.compile("^Exercise: "))).to_have_count(0)
+
+        platform.prepare("learner-5", platform.claims(sub="lms-user-5", target=target(server)))
+        page.goto(f"{platform.url}/course?hint=learner-5&storage=1")
+        frame = page.frame_locator("iframe[title='Overlap Lab']")
+        lab = frame.get_by_role("region", name=lab_kinds()[exercise.lab].title)
+        expect(frame.get_by_role("region", name=f"Exercise: {exercise.title}")).to_be_visible()
+        expect(lab.get_by_role("status").first).to_contain_text("t = ")
+        assert page.evaluate("window.PLATFORM_STORAGE_USED") == 2  # the login put, then got
+        assert not platform.refused, platform.refused
+    finally:
+        context.close()

@@ -32,7 +32,7 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 from tornado.web import RequestHandler
 
 from app.lti import CLAIM, DEEP_LINKING, RESOURCE_LINK, ROSTER_SCOPE, SCORE_SCOPE
-from app.lti.config import public_jwk
+from app.lti.config import origin_of, public_jwk
 from app.lti.keys import make_key_pair
 from tests.tornado_thread import serving
 
@@ -58,6 +58,8 @@ class Platform:
     deep_link_responses: list[dict[str, Any]] = field(default_factory=list)
     tokens: set[str] = field(default_factory=set)
     refused: list[str] = field(default_factory=list)
+    storage: set[str] = field(default_factory=set)
+    """The login hints whose course page offers platform storage (``lti_storage_target``)."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     members: list[dict[str, Any]] = field(
         default_factory=lambda: [
@@ -149,8 +151,8 @@ class Platform:
         with self.lock:
             self.launches[hint] = claims
 
-    def login_url(self, hint: str, target: str = "") -> str:
-        """The tool's login, as the platform starts it for the launch prepared under ``hint``."""
+    def login_url(self, hint: str, target: str = "", storage: bool = False) -> str:
+        """The tool's login, as the platform starts it for the launch prepared under ``hint`` (offering storage)."""
         query = {
             "iss": self.issuer,
             "login_hint": hint,
@@ -159,6 +161,8 @@ class Platform:
             "lti_message_hint": f"message-{hint}",
             "lti_deployment_id": self.deployment_id,
         }
+        if storage:
+            query["lti_storage_target"] = "_parent"
         return f"{self.tool_url}/lti/login?{urlencode(query)}"
 
     def tool_keys(self) -> dict[str, jwt.PyJWK]:
@@ -234,11 +238,12 @@ class AuthHandler(_Handler):
             self.refuse(400, "auth: no launch prepared for this login_hint, or no nonce/state")
             return
         token = p.sign({**claims, "nonce": arg("nonce")})
+        storage = "<input type='hidden' name='lti_storage_target' value='_parent'>" if hint in p.storage else ""
         self.finish(
             "<!doctype html><html><body><form id='launch' method='post' "
             f"action='{html.escape(arg('redirect_uri'))}'>"
             f"<input type='hidden' name='id_token' value='{html.escape(token)}'>"
-            f"<input type='hidden' name='state' value='{html.escape(arg('state'))}'>"
+            f"<input type='hidden' name='state' value='{html.escape(arg('state'))}'>{storage}"
             "</form><script>document.getElementById('launch').submit()</script></body></html>"
         )
 
@@ -346,12 +351,36 @@ class CourseHandler(_Handler):
         p = self.platform
         hint = self.get_query_argument("hint")
         target = self.get_query_argument("target", "")
-        src = html.escape(p.login_url(hint, target))
+        storage = self.get_query_argument("storage", "") == "1"
+        if storage:
+            with p.lock:
+                p.storage.add(hint)
+        src = html.escape(p.login_url(hint, target, storage))
+        tool = json.dumps(origin_of(p.tool_url))
+        script = STORAGE_SCRIPT.replace("TOOL_ORIGIN", tool) if storage else ""
         self.finish(
             "<!doctype html><html><head><title>Course</title></head><body><h1>The course</h1>"
             f"<iframe title='Overlap Lab' src='{src}' width='1200' height='900' "
-            "allow='clipboard-write'></iframe></body></html>"
+            f"allow='clipboard-write'></iframe>{script}</body></html>"
         )
+
+
+STORAGE_SCRIPT = """<script>
+(function () {
+  var kept = {};
+  window.addEventListener('message', function (event) {
+    var data = event.data || {};
+    if (event.origin !== TOOL_ORIGIN || !data.message_id) { return; }
+    var reply = {subject: data.subject + '.response', message_id: data.message_id, key: data.key};
+    if (data.subject === 'lti.put_data') { kept[data.key] = data.value; reply.value = data.value; }
+    else if (data.subject === 'lti.get_data') { reply.value = kept[data.key]; }
+    else { return; }
+    window.PLATFORM_STORAGE_USED = (window.PLATFORM_STORAGE_USED || 0) + 1;
+    event.source.postMessage(reply, event.origin);
+  });
+})();
+</script>"""
+"""The LMS page's side of platform storage (LTI Client Side postMessages): put and get, for the tool's origin alone."""
 
 
 @contextmanager

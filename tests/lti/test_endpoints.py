@@ -298,3 +298,35 @@ def test_a_forged_or_misdirected_launch_is_refused_with_nothing_of_the_course(pl
     assert "Location" not in refused.headers and "code=" not in refused.text
     assert "This launch was refused" in refused.text and "Exercise" not in refused.text
     assert "<script" not in refused.text and "Traceback" not in refused.text
+
+
+def test_a_login_offering_platform_storage_keeps_the_login_there_too(platform, tool_url):
+    platform.prepare("s", platform.claims(target=exercise_target(tool_url)))
+    url = platform.login_url("s", exercise_target(tool_url), storage=True)
+    answer = requests.get(url, allow_redirects=False, timeout=60)
+    assert answer.status_code == 200 and "Set-Cookie" in answer.headers  # the cookie still, for who keeps it
+    settings = json.loads(re.search(r'<script id="lti-storage" type="application/json">(.*?)</script>', answer.text)[1])
+    assert settings["subject"] == "lti.put_data" and settings["target"] == "_parent"
+    assert settings["origin"] == platform.url  # only the platform's login origin may receive it
+    assert settings["key"].startswith("lti1p3-state-") and settings["value"].count(".") == 2
+    refused = requests.get(url.replace("_parent", "x%27%3Balert(1)"), allow_redirects=False, timeout=60)
+    assert refused.status_code == 400 and "names no window" in refused.text
+
+
+def test_a_launch_without_the_cookie_asks_the_platforms_storage_then_verifies_the_login_it_kept(platform, tool_url):
+    platform.prepare("s2", platform.claims(target=exercise_target(tool_url)))
+    platform.storage.add("s2")  # its course page offers storage: the launch's form says so too
+    first = requests.get(platform.login_url("s2", exercise_target(tool_url), storage=True), timeout=60)
+    settings = json.loads(re.search(r'<script id="lti-storage" type="application/json">(.*?)</script>', first.text)[1])
+    auth = re.search(r'window.location.replace\("([^"]+)"\)', first.text)[1]
+    form = requests.get(auth, timeout=60)
+    fields = dict(re.findall(r"name='(id_token|state|lti_storage_target)' value='([^']*)'", form.text))
+    asks = requests.post(f"{tool_url}/lti/launch", data=fields, allow_redirects=False, timeout=60)  # no cookie
+    assert asks.status_code == 200 and '"subject": "lti.get_data"' in asks.text
+    assert f'"key": "{settings["key"]}"' in asks.text
+    kept = {"id_token": fields["id_token"], "state": fields["state"], "lti_login": settings["value"]}
+    answer = requests.post(f"{tool_url}/lti/launch", data=kept, allow_redirects=False, timeout=60)
+    assert answer.status_code == 303 and answer.headers["Location"].startswith("lesson?code=")
+    forged = {**kept, "lti_login": "a.forged.login"}
+    refused = requests.post(f"{tool_url}/lti/launch", data=forged, allow_redirects=False, timeout=60)
+    assert refused.status_code == 401
