@@ -3,10 +3,12 @@
 - ``/lti/login`` (GET and POST): the platform's third-party initiated login. Checks ``iss``,
   ``client_id`` and ``login_hint``, sets a login cookie (``SameSite=None; Secure; HttpOnly``,
   signed, bound to this browser) holding the state and nonce, and redirects to the platform's
-  ``auth_login_url`` with the OIDC authentication request.
+  ``auth_login_url`` with the OIDC authentication request (through the platform's storage first
+  when it offers it, :mod:`app.lti.storage`).
 - ``/lti/launch`` (POST ``id_token``, ``state``): verifies the launch (:mod:`app.lti.verify`) and
   sends the browser to its page with a one-time launch code (:mod:`app.lti.launches`): a Learner
-  to ``/lti/lesson``, an Instructor or TeachingAssistant to ``/lti/instructor``.
+  to ``/lti/lesson``, an Instructor or TeachingAssistant to ``/lti/instructor``; a deep-linking
+  request gets the page to pick exercises (:mod:`app.lti.deep_linking`, answered at ``/lti/deep_link``).
 - ``/lti/jwks``: the tool's public keys (a JWK set), for the platform to check the tool's
   signatures (client assertions, deep-linking responses).
 - ``/lti/config.json``: a Canvas "Paste JSON" developer-key configuration.

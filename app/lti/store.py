@@ -80,7 +80,7 @@ class LtiState(Protocol):
         """Take a due score for one try, until ``until``; False if another process took it first or it is not due."""
 
     def score_sent(self, score_id: int) -> None:
-        """The platform took it."""
+        """The platform took it: mark it sent and forget what it held (the student's ``sub``)."""
 
     def score_failed(self, score_id: int, error: str, retry_at: float) -> None:
         """A try failed: count it, keep why, and try again from ``retry_at``."""
@@ -148,7 +148,7 @@ class MemoryState:
     def score_sent(self, score_id: int) -> None:  # noqa: D102
         with self._lock:
             if score_id in self._scores:
-                self._scores[score_id]["sent"] = True
+                self._scores[score_id].update(sent=True, record={})  # the sub is not kept once sent
 
     def score_failed(self, score_id: int, error: str, retry_at: float) -> None:  # noqa: D102
         with self._lock:
@@ -255,7 +255,11 @@ class DatabaseState:
         return taken == 1
 
     def score_sent(self, score_id: int) -> None:  # noqa: D102
-        self._write(lambda db: db.execute(scores.update().where(scores.c.id == score_id).values(sent_at=time.time())))
+        self._write(  # what was sent (the student's sub with it) is not kept once the platform has it
+            lambda db: db.execute(
+                scores.update().where(scores.c.id == score_id).values(sent_at=time.time(), record="{}")
+            )
+        )
 
     def score_failed(self, score_id: int, error: str, retry_at: float) -> None:  # noqa: D102
         self._write(

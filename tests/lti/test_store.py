@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
+import sqlalchemy as sa
 
 from app.classroom.store import ClassStore
 from app.classroom.store import metadata as class_metadata
-from app.lti.store import DatabaseState, MemoryState, metadata
+from app.lti.store import DatabaseState, MemoryState, metadata, scores
 from tests.classroom.conftest import postgres  # noqa: F401 (the class tests' private PostgreSQL server)
 
 
@@ -26,6 +28,14 @@ def state(request, tmp_path):
     metadata.drop_all(store.engine)  # the next test (an LTI one or a class one) starts from empty tables
     class_metadata.drop_all(store.engine)
     store.dispose()
+
+
+def kept_record(state, score_id: int) -> dict:
+    """What the store still holds of a score."""
+    if isinstance(state, MemoryState):
+        return state._scores[score_id]["record"]
+    with state.engine.connect() as db:
+        return json.loads(db.execute(sa.select(scores.c.record).where(scores.c.id == score_id)).scalar_one())
 
 
 def test_a_nonce_is_used_once(state):
@@ -65,4 +75,5 @@ def test_a_score_is_kept_until_it_is_sent(state):
     assert [p.id for p in state.pending_scores(now=time.time() + 601)] == [second, first]  # most overdue first
     state.score_sent(first)
     assert state.is_sent(first) and not state.is_sent(second)
+    assert kept_record(state, first) == {}  # what was sent (the student's sub with it) is forgotten
     assert [p.id for p in state.pending_scores()] == [second]
