@@ -27,7 +27,7 @@ from tests.chromium import CHROMIUM, CHROMIUM_ARGS
 from tests.conftest import LiveServer, serve
 from tests.lti.platform import INSTRUCTOR, Platform, running_platform
 from tests.lti.test_endpoints import launch_through_platform
-from tests.waiting import poll
+from tests.waiting import STUCK_AFTER_S, poll
 
 pytestmark = pytest.mark.browser
 
@@ -87,6 +87,37 @@ def target(server: LiveServer) -> str:
     return f"{server.url}/lesson?" + urlencode({"id": lesson.slug, "exercise": exercise.id})
 
 
+def test_where_third_party_cookies_are_blocked_the_platforms_storage_carries_the_login(lms, browser):
+    """A private window refuses the tool's cookie in the LMS's frame: the launch then needs platform storage.
+
+    First in the module: run after the tests' persistent browser profiles (``context``), it was seen to
+    stall on a loaded machine (2 of 5 runs), which is not understood yet (docs/lti.md, "Not done").
+    """
+    platform, server = lms
+    _lesson, exercise = LAUNCHED
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})  # a private window
+    context.set_default_timeout(STUCK_AFTER_S * 1000)  # a stuck page fails the test, never hangs it
+    try:
+        page = context.new_page()
+        platform.prepare("learner-4", platform.claims(sub="lms-user-4", target=target(server)))
+        page.goto(f"{platform.url}/course?hint=learner-4")  # no storage offered: the cookie alone, dropped
+        frame = page.frame_locator("iframe[title='Overlap Lab']")
+        expect(frame.get_by_role("alert")).to_contain_text("login cookie is missing")
+        expect(frame.get_by_role("region", name=re.compile("^Exercise: "))).to_have_count(0)
+
+        platform.prepare("learner-5", platform.claims(sub="lms-user-5", target=target(server)))
+        page.goto(f"{platform.url}/course?hint=learner-5&storage=1")
+        frame = page.frame_locator("iframe[title='Overlap Lab']")
+        lab = frame.get_by_role("region", name=lab_kinds()[exercise.lab].title)
+        expect(frame.get_by_role("alert")).to_have_count(0)  # not refused
+        expect(frame.get_by_role("region", name=f"Exercise: {exercise.title}")).to_be_visible()
+        expect(lab.get_by_role("status").first).to_contain_text("t = ")
+        assert page.evaluate("window.PLATFORM_STORAGE_USED") == 2  # the login put, then got
+        assert not platform.refused, platform.refused
+    finally:
+        context.close()
+
+
 def test_a_learner_launched_from_the_course_does_the_exercise_and_the_grade_goes_back(lms, context):
     platform, server = lms
     lesson, exercise = LAUNCHED
@@ -105,7 +136,8 @@ def test_a_learner_launched_from_the_course_does_the_exercise_and_the_grade_goes
     expect(region.get_by_role("status").first).to_contain_text("Correct")
     expect(region).to_contain_text("Shared anonymously with the instructor")
     expect(frame.get_by_text("Sent to your course.")).to_be_visible()
-    poll(lambda: page.frames[-1].title() == lesson.title, page=page, what="the frame titled by the launched lesson")
+    tool_frame = next(f for f in page.frames if f.url.startswith(f"{server.url}/lti/lesson"))
+    poll(lambda: tool_frame.title() == lesson.title, page=page, what="the frame titled by the launched lesson")
     poll(lambda: platform.scores, what="the platform's score endpoint receiving the score")
     (score,) = platform.scores
     assert score["userId"] == "lms-user-1" and score["lineitem"] == "1"
@@ -207,28 +239,3 @@ def test_with_the_class_off_a_wrong_prediction_sends_zero_by_correctness(lms_wit
     expect(frame.get_by_role("alert")).to_contain_text("The class's predictions are off on this server")
     expect(frame.get_by_role("region", name="Class results")).to_have_count(0)
     page.close()
-
-
-def test_where_third_party_cookies_are_blocked_the_platforms_storage_carries_the_login(lms, browser):
-    """A private window refuses the tool's cookie in the LMS's frame: the launch then needs platform storage."""
-    platform, server = lms
-    _lesson, exercise = LAUNCHED
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})  # a private window
-    try:
-        page = context.new_page()
-        platform.prepare("learner-4", platform.claims(sub="lms-user-4", target=target(server)))
-        page.goto(f"{platform.url}/course?hint=learner-4")  # no storage offered: the cookie alone, dropped
-        frame = page.frame_locator("iframe[title='Overlap Lab']")
-        expect(frame.get_by_role("alert")).to_contain_text("login cookie is missing")
-        expect(frame.get_by_role("region", name=re.compile("^Exercise: "))).to_have_count(0)
-
-        platform.prepare("learner-5", platform.claims(sub="lms-user-5", target=target(server)))
-        page.goto(f"{platform.url}/course?hint=learner-5&storage=1")
-        frame = page.frame_locator("iframe[title='Overlap Lab']")
-        lab = frame.get_by_role("region", name=lab_kinds()[exercise.lab].title)
-        expect(frame.get_by_role("region", name=f"Exercise: {exercise.title}")).to_be_visible()
-        expect(lab.get_by_role("status").first).to_contain_text("t = ")
-        assert page.evaluate("window.PLATFORM_STORAGE_USED") == 2  # the login put, then got
-        assert not platform.refused, platform.refused
-    finally:
-        context.close()
