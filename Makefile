@@ -7,8 +7,10 @@ BIN := $(VENV)/bin
 PORT ?= 5006
 AXE_VERSION := 4.14.1
 AXE := .cache/axe/node_modules/axe-core/axe.min.js
+LIGHTHOUSE_VERSION := 12.2.3
+LIGHTHOUSE := .cache/lighthouse/node_modules/.bin/lighthouse
 
-.PHONY: serve serve-cluster test test-fast test-py313 lint bench browser system-packages clean
+.PHONY: serve serve-cluster test test-fast test-py313 lint bench browser lighthouse system-packages clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +48,14 @@ browser: $(VENV)/.installed-test system-packages
 $(AXE): | system-packages
 	@command -v npm >/dev/null || { echo "make test needs npm to install axe-core (Debian: apt-get install npm)"; exit 1; }
 	npm install --silent --no-audit --no-fund --no-save --prefix .cache/axe axe-core@$(AXE_VERSION)
+
+# Lighthouse for bench/web_vitals.py, the exact version its figures were taken with, into .cache/
+# (never globally); the bench runs this rule when the file is missing.
+$(LIGHTHOUSE): | system-packages
+	@command -v npm >/dev/null || { echo "bench/web_vitals.py needs npm to install Lighthouse (Debian: apt-get install npm)"; exit 1; }
+	npm install --silent --no-audit --no-fund --save-exact --prefix .cache/lighthouse lighthouse@$(LIGHTHOUSE_VERSION)
+
+lighthouse: $(LIGHTHOUSE)
 
 test: system-packages $(VENV)/.installed-test browser $(AXE)
 	$(BIN)/ruff check .

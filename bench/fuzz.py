@@ -19,7 +19,9 @@ Prints actions by kind, refusals, invariant checks, violations (the first few in
 clicks, page errors, console errors and server tracebacks; exits 1 if any of the violations, page
 errors, console errors or tracebacks is not zero.
 
-Usage: ``.venv/bin/python -m bench.fuzz [--actions 10000] [--seed 20261130] [--per-page 250] [--phone]``
+Usage: ``.venv/bin/python -m bench.fuzz [--actions 10000] [--seed 20261130] [--per-page 250] [--phone]
+[--skip-pages N]``. With ``--skip-pages 19 --actions 250`` a run replays its 20th page alone (its
+target and seed; its timing is the machine's).
 """
 
 from __future__ import annotations
@@ -51,6 +53,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=SEED, help="the seed every choice comes from")
     parser.add_argument("--per-page", type=int, default=250, help="actions on one page before a fresh one")
     parser.add_argument("--phone", action="store_true", help="a phone's browser (390x844, touch): tap, not click")
+    parser.add_argument(
+        "--skip-pages",
+        type=int,
+        default=0,
+        help="draw the seeds of the first N pages without opening them: replays the run from page N + 1 "
+        "(a page that found a violation; the run's Nth progress line is its end), same targets and seeds",
+    )
     return parser.parse_args()
 
 
@@ -86,6 +95,9 @@ def main() -> int:
     with AppServer() as server, sync_playwright() as playwright:
         browser = launch(playwright)
         left, run = args.actions, 0
+        for _ in range(args.skip_pages):  # each page draws its seed and nothing else from rng
+            rng.randrange(2**32)
+            run += 1
         while left > 0:
             target = TARGETS[run % len(TARGETS)]
             count = min(args.per_page, left)

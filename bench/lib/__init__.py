@@ -24,6 +24,7 @@ module              job
 ``browser``         Chromium pages for the benches: a fresh context, waiting until a page is usable
 ``traffic``         bytes on the wire of a page visit, from Chromium's DevTools protocol
 ``trace_file``      a large profiler trace made by repeating a real fixture's steps
+``lighthouse``      Lighthouse 12.2.3 from ``.cache/``: installed, run on a page, its JSON report read
 ==================  =============================================================================
 
 Importing ``bench.lib`` imports none of them (a bench that measures its own memory or start-up

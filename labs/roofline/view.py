@@ -27,6 +27,7 @@ from labs.roofline.text import (
 from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
 from labs.ui.plot_text import PlotText
+from labs.ui.select_field import SelectField
 from labs.ui.stage import ControlGroup
 from labs.ui.two_way import TwoWay
 
@@ -60,14 +61,7 @@ class RooflineLab(LabView):
             margin=(0, 10),
             styles={"flex": "1 1 170px"},
         )
-        self.device = pn.widgets.Select(
-            label="Device",
-            options=[*DEVICES, CUSTOM_DEVICE],
-            value=TEACHING_DEVICE,
-            sizing_mode="stretch_width",
-            max_width=420,
-            styles={"flex": "1 1 100%"},  # a line of its own above the fields
-        )
+        self.device = SelectField(label="Device", options=[*DEVICES, CUSTOM_DEVICE], value=TEACHING_DEVICE)
         if self.presets:  # choosing a device sets P and B; a P of no device shows Custom
             self.device_link = TwoWay(
                 self.device,

@@ -223,13 +223,15 @@ class Gantt:
         self.optimizer_label.update(
             x=at, text=waits, visible=shown, text_align="right" if right else "left", x_offset=-4 if right else 4
         )
+        # Centred over the exposed band, unless that would cut it at an edge of the axis: near the right it
+        # ends at the step's end, near the left (a wide axis on a phone's narrow plot) it starts at the band.
         middle = (m.backward_end + m.step_time) / 2 if tail else 0.0
-        near_edge = middle > 0.8 * end
+        align = "right" if middle > 0.8 * end else "left" if middle < 0.25 * end else "center"
         self.exposed_label.update(
-            x=m.step_time if near_edge else middle,
-            x_offset=-4 if near_edge else 0,
+            x={"right": m.step_time, "left": m.backward_end}.get(align, middle),
+            x_offset={"right": -4, "left": 2}.get(align, 0),
             text=f"exposed {ms(m.exposed)} ms" if tail else "",
-            text_align="right" if near_edge else "center",
+            text_align=align,
             visible=tail,
         )
 

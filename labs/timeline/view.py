@@ -21,6 +21,7 @@ from labs.ui.lab_view import LabView
 from labs.ui.number_field import NumberField
 from labs.ui.palette import DARK_GREY
 from labs.ui.plot_text import PlotText
+from labs.ui.select_field import SelectField
 from labs.ui.stage import ControlGroup
 from labs.ui.switch_field import SwitchField
 from labs.ui.two_way import TwoWay
@@ -132,16 +133,9 @@ class TimelineLab(LabView):
             return list(dict.fromkeys(["none", self._shown(control)]))
         return m.choice_options(control)
 
-    def _chooser(self, control: str, name: str) -> pn.widgets.Select:
+    def _chooser(self, control: str, name: str) -> SelectField:
         """A select for one choice control of the model, kept in step with it both ways."""
-        select = pn.widgets.Select(
-            label=name,
-            options=self._options(control),
-            value=self._shown(control),
-            sizing_mode="stretch_width",
-            min_width=150,
-            styles={"flex": "1 1 100%"},
-        )
+        select = SelectField(label=name, options=self._options(control), value=self._shown(control))
 
         self.links[control] = TwoWay(
             select,

@@ -6,8 +6,9 @@ component draws that layout around a lab's Panel objects (every Panel layout obj
 more model to build for every student), inside ``<section role="region" aria-label=...>`` so that
 screen readers and role queries find the lab by its name (design.md's UI contract).
 
-It also draws the lab's typed fields and on/off switches itself (:class:`~labs.ui.text_field.TextField`,
-:class:`~labs.ui.switch_field.SwitchField`: ``param`` objects, no components): their values go to
+It also draws the lab's typed fields, on/off switches and selects itself (:class:`~labs.ui.text_field.TextField`,
+:class:`~labs.ui.switch_field.SwitchField`, :class:`~labs.ui.select_field.SelectField`: ``param`` objects,
+no components): their values go to
 the page together, as one JSON text (``fields_json``, sent again when one of them changes; the page
 redraws only what changed), and a value typed or ticked comes back as one message,
 ``{"field": i, "value": ...}``. The text also counts the messages taken, so that it changes with each
@@ -33,6 +34,7 @@ from panel.custom import Child, Children, JSComponent
 
 from labs.ui import ASSETS, browser_code, stylesheet
 from labs.ui.number_field import NumberField
+from labs.ui.select_field import SelectField
 from labs.ui.switch_field import SwitchField
 from labs.ui.text_field import ERROR_LINE_EM, TextField
 
@@ -41,7 +43,7 @@ STAGE_JS = browser_code("fields.js", "stage.js")
 FIELDS_CSS = stylesheet(ASSETS / "fields.css", ERROR_LINE_EM=ERROR_LINE_EM)
 """The look of the fields and switches the stage draws."""
 
-DrawnField = TextField | SwitchField
+DrawnField = TextField | SwitchField | SelectField
 
 WIDE = 880
 """The lab's own width (px) from which its panels stand beside the picture."""
@@ -49,7 +51,15 @@ WIDE = 880
 PINNED_FROM = 900
 """The window width (px) from which a lesson puts its lab beside the text, the picture pinned."""
 
-STAGE_CSS = stylesheet(ASSETS / "stage.css", WIDE=WIDE, PINNED_FROM=PINNED_FROM)
+PANELS_MAX = 380
+"""The panels' column's width (px) beside the picture, at most (and at least 300)."""
+
+PANELS_GAP = 16
+"""The gap (px) between the picture and the panels beside it."""
+
+STAGE_CSS = stylesheet(
+    ASSETS / "stage.css", WIDE=WIDE, PINNED_FROM=PINNED_FROM, PANELS_MAX=PANELS_MAX, PANELS_GAP=PANELS_GAP
+)
 
 
 @dataclass(frozen=True)
@@ -198,9 +208,9 @@ def drawn_field(control: object) -> DrawnField | None:
 
     Returns
     -------
-    TextField or SwitchField or None
+    TextField or SwitchField or SelectField or None
         ``control`` itself, or a ``NumberField``'s field.
     """
     if isinstance(control, NumberField):
         control = control.input
-    return control if isinstance(control, (TextField, SwitchField)) else None
+    return control if isinstance(control, (TextField, SwitchField, SelectField)) else None

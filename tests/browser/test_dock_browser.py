@@ -13,7 +13,9 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from app.course.catalog import lab_kinds
 from app.course.content import load_lessons
+from tests.browser.test_lessons_browser import work_exercise
 from tests.waiting import poll
 
 pytestmark = pytest.mark.browser
@@ -27,6 +29,14 @@ def asking_sentence(prompt: str) -> tuple[str, bool]:
     asking = next((s for s in reversed(sentences) if "?" in s), sentences[-1])
     return asking, len(sentences) > 1
 
+
+ABOVE_THE_DOCK = """(el, dock) => {
+  const r = el.getBoundingClientRect()
+  const main = document.getElementById("main").getBoundingClientRect()
+  return r.height > 0 && r.top >= main.top - 1 && r.top < dock.getBoundingClientRect().top - 40
+}"""
+"""A page function of ``el`` and the dock: whether el's top is on screen, below the top bar and with
+some of it showing above the dock."""
 
 WHOLE_ON_SCREEN = """(el) => {
   const r = el.getBoundingClientRect()
@@ -98,3 +108,25 @@ def test_on_a_phone_the_verdict_docks_over_the_picture_and_read_why_brings_it_be
     poll(lambda: verdict.evaluate(BELOW_THE_BAR), page=phone, what="the verdict below the top bar")
     expect(verdict).to_be_focused()
     expect(card.get_by_role("button", name="Read why")).to_be_hidden()
+
+
+def test_on_a_phone_the_sample_traces_verdict_docks_beside_its_picture(phone: Page):
+    """Issue 63: the sample trace's lab is drawn anew as it loads, so the browser's scroll anchoring lost it
+    and the explanation drawn in the card above pushed its finished picture off the screen (2 of 4 runs).
+    At the verdict the picture is brought back above the dock."""
+    slug, exercise = next((slug, e) for slug, e in EXERCISES if e.id == "late-rank-in-a-trace")
+    phone.goto(f"{phone.base_url}/lesson?id={slug}")  # type: ignore[attr-defined]
+    card = phone.get_by_role("region", name=f"Exercise: {exercise.title}")
+    card.get_by_role("button", name="Start this exercise").tap()
+    lab = phone.get_by_role("region", name=lab_kinds()["trace"].title)
+    expect(card.get_by_role("button", name="Lock prediction")).to_be_visible()
+    work_exercise(lab, card, exercise, exercise.answer, use_play=True)  # its steps as written: Reset first
+    docked = card.locator(".dock-verdict")
+    expect(docked).to_contain_text("Correct")
+    readout = lab.get_by_role("status").first  # the loaded trace's figures, over its picture
+    expect(readout).to_contain_text("ranks = 2")
+    poll(
+        lambda: readout.evaluate(ABOVE_THE_DOCK, card.locator(".dock").element_handle()),
+        page=phone,
+        what="the loaded trace's figures and picture on screen above the dock",
+    )

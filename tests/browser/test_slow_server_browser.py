@@ -57,3 +57,31 @@ def test_a_prediction_locked_before_the_lab_arrives_counts(page, slowed):
 def test_a_trace_read_on_a_slow_server_shows_its_figures(page, slowed):
     trace = drop(page, GLOO[:1])
     expect(trace.get_by_role("status").first).to_contain_text(readout(GLOO[:1]))
+
+
+def test_a_choice_picked_as_a_reset_is_answered_shows_what_the_lab_runs(page, slowed):
+    """Reset, then Iteration picked before the Reset's answer arrives: the page ends showing what the lab runs.
+
+    The fuzz at seed 4471 on a busy machine saw a timeline whose Iteration showed one option while the lab
+    ran another ("buckets = 1, expected 3", after Reset → select Iteration). This sequence on the slowed
+    server did not reproduce it on the Panel Select either; it guards the stage's select
+    (labs/ui/select_field.py), which answers every pick with what the lab holds."""
+    page.goto(page.base_url + "/timeline")
+    lab = page.get_by_role("region", name="Bucket timeline lab")
+    status = lab.get_by_role("status").first
+    expect(status).to_contain_text("t = ")
+    iteration = lab.get_by_role("combobox", name="Iteration")
+    options = iteration.locator("option").all_inner_texts()
+    default, first, unused = (
+        iteration.input_value(),
+        next(o for o in options if o.startswith("First iteration")),
+        next(o for o in options if o.startswith("find_unused")),
+    )
+    iteration.select_option(label=first)
+    expect(status).to_contain_text("buckets = 1")
+    lab.get_by_role("button", name="Reset").click()  # the server puts back the default: its answer is slow
+    iteration.select_option(label=unused)  # picked before that answer arrives
+    lab.get_by_role("button", name="Step").click()
+    expect(iteration).to_have_value(unused)
+    expect(status).not_to_contain_text("buckets = 1")
+    assert default not in (first, unused)

@@ -237,3 +237,16 @@ def test_ranks_per_machine_set_the_ring_link_and_a_group_completes_as_one(page):
     expect(library).to_have_value("NCCL (moves the bytes itself)")
     expect(lab.get_by_role("textbox", name="Ranks per machine")).to_have_value("1")
     expect(lab.get_by_text("The ring runs at 10 GB/s: its slowest link, between machines.")).to_be_visible()
+
+
+def test_each_select_is_named_by_its_label_alone(page):
+    """The stage's selects (labs/ui/select_field.py): a label around a <select> read all its options as its
+    text (the fuzz's reading of the page took "IterationRebuilt…" for a caption) and named the select with
+    its choice too; the label names it by its id, beside it."""
+    page.goto(page.base_url + "/timeline")
+    lab = page.get_by_role("region", name="Bucket timeline lab")
+    expect(lab.get_by_role("status").first).to_contain_text("t = ")
+    for name in ("Model", "Iteration", "Missing event", "Rank skips a gradient"):
+        select = lab.get_by_role("combobox", name=name, exact=True)
+        expect(select).to_be_visible()
+        assert select.evaluate("el => el.labels[0].textContent.trim()") == name

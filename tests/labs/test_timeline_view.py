@@ -307,3 +307,18 @@ def test_an_end_the_page_reached_before_an_edit_moved_the_horizon_ends_where_the
     send(lab, "end", old_end)
     assert lab.model.t == lab.model.horizon
     assert "hang: completed" in status_text(lab)
+
+
+@pytest.mark.parametrize(("compute_slowdown", "comm_slowdown", "align"), [(1.5, 4, "left"), (1, 1, "center")])
+def test_the_exposed_label_starts_at_its_band_where_centring_it_would_cut_it(
+    lab, compute_slowdown, comm_slowdown, align
+):
+    """Heavy contention ends the step at 29 ms on an axis to about 150 ms: centred on the band, the label ran
+    off the left of a phone's plot ("xposed 8.03 ms"). Near the left of the axis it starts at the band."""
+    m = lab.model
+    m.param.update(compute_slowdown=compute_slowdown, comm_slowdown=comm_slowdown)
+    send(lab, "end", m.horizon)
+    label = lab._gantt.exposed_label
+    assert label.visible and label.text == f"exposed {m.exposed:.2f} ms"
+    assert label.text_align == align
+    assert label.x == (m.backward_end if align == "left" else (m.backward_end + m.step_time) / 2)

@@ -526,6 +526,7 @@ export function render({ model }) {
     place()
   })
   let opened = false
+  let judged = new Set()  // the cards showing a verdict
   const draw = (entries) => {
     for (const [i, values] of entries) if (cards[i]) cards[i].show(model.card_fields, values)
   }
@@ -533,10 +534,16 @@ export function render({ model }) {
   const update = () => {
     draw(Object.entries(JSON.parse(model.card_updates)).map(([i, values]) => [Number(i), values]))
     place()
+    const docking = dockRunning()
+    const verdict = cards.find((card, i) => card && card.card.feedback_html && !judged.has(i))
+    judged = new Set(cards.flatMap((card, i) => (card && card.card.feedback_html ? [i] : [])))
     // A run starting on a phone: its question and prediction are in the dock, so the lab's picture
     // and time bar come to the top of the screen above it (not when the page opens: a deep link
-    // shows its card first).
-    if (dockRunning() && opened && pane) bringToTop(pane, root)
+    // shows its card first). So again when its verdict comes into the dock: the explanation drawn in
+    // the card above the lab would push the finished picture down where the browser's scroll
+    // anchoring cannot hold it (the sample trace's lab redrawn as it loads).
+    const docked = verdict && verdict.section.classList.contains("docked")
+    if ((docking || docked) && opened && pane) bringToTop(pane, root)
     opened = true
   }
   update()
@@ -553,5 +560,8 @@ export function render({ model }) {
   })
   const deepLinked = cards.find((card) => card && card.card.scroll_into_view)
   if (deepLinked) scrollWhenSettled(deepLinked.section)
+  // The page's first paint (app/web/first_paint.py) gives way once this text is in the page: Panel
+  // puts it there right after this function returns, in the same task.
+  queueMicrotask(() => window.dispatchEvent(new CustomEvent("overlap-drawn", { detail: "lesson" })))
   return root
 }

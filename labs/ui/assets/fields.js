@@ -114,4 +114,39 @@ function switchField(index, send) {
   return { element: wrapper, update }
 }
 
-const FIELD_KINDS = { text: textField, switch: switchField }
+// A choice from a list: the page sends the option picked; the server's value is drawn where it differs
+// from the one this page last sent or drew (see labs/ui/select_field.py for the race this closes).
+function selectField(index, send) {
+  const wrapper = document.createElement("div")
+  wrapper.className = "select-field"
+  // The label names the select by its id, beside it, not around it: a label around a <select> reads all
+  // its options as its text (el.labels[0].textContent), and its accessible name repeats the choice.
+  const label = document.createElement("label")
+  const caption = document.createElement("span")
+  const select = document.createElement("select")
+  select.id = `select-field-${index}`
+  label.htmlFor = select.id
+  label.append(caption)
+  wrapper.append(label, select)
+  let value = null
+  let last = {}
+  select.addEventListener("change", () => {
+    value = select.value
+    send({ field: index, value })
+  })
+  const update = (state) => {
+    if (state.label !== last.label) caption.textContent = state.label
+    if (JSON.stringify(state.options) !== JSON.stringify(last.options)) {
+      select.replaceChildren(...state.options.map((text) => new Option(text, text)))
+      value = null  // drawn again below
+    }
+    if (state.value !== value) {
+      value = state.value
+      select.value = value
+    }
+    last = state
+  }
+  return { element: wrapper, update }
+}
+
+const FIELD_KINDS = { text: textField, switch: switchField, select: selectField }
