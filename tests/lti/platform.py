@@ -360,8 +360,8 @@ class CourseHandler(_Handler):
         script = STORAGE_SCRIPT.replace("TOOL_ORIGIN", tool) if storage else ""
         self.finish(
             "<!doctype html><html><head><title>Course</title></head><body><h1>The course</h1>"
-            f"<iframe title='Overlap Lab' src='{src}' width='1200' height='900' "
-            f"allow='clipboard-write'></iframe>{script}</body></html>"
+            f"{script}<iframe title='Overlap Lab' src='{src}' width='1200' height='900' "
+            "allow='clipboard-write'></iframe></body></html>"  # the listener is in place before the frame loads
         )
 
 
