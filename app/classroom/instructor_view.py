@@ -59,10 +59,10 @@ class ClassExercise:
     exercise: Exercise
 
 
-def class_exercises() -> list[ClassExercise]:
-    """Every exercise of every lesson, in course order."""
+def class_exercises(scope: str = "") -> list[ClassExercise]:
+    """Every exercise of every lesson, in course order; keys under ``scope`` (an LMS course's class, app.lti)."""
     return [
-        ClassExercise(f"{lesson.slug}/{e.id}", f"{lesson.title}: {e.title}", e)
+        ClassExercise(f"{scope}{lesson.slug}/{e.id}", f"{lesson.title}: {e.title}", e)
         for lesson in lessons()
         for e in lesson.exercises
     ]
@@ -113,10 +113,12 @@ class InstructorView(Viewer):
 
     signed_in = param.Boolean(default=False, doc="True once the token matched; nothing of the class before.")
 
-    def __init__(self, store: ClassStore, user: str | None = None, **params):
+    def __init__(self, store: ClassStore, user: str | None = None, scope: str = "", launched: bool = False, **params):
         super().__init__(**params)
         self.store = store
-        self.choices = class_exercises()
+        # LTI hook (app.lti.pages): ``scope`` is an LMS course's class; ``launched``, a verified instructor launch
+        self.scope = scope
+        self.choices = class_exercises(scope)
         self.token = pn.widgets.PasswordInput(label="Instructor token", width=280)
         self.sign_in = pn.widgets.Button(label="Sign in", color="primary", align="end")
         self.sign_in.on_click(lambda _event: self._try(self.token.value_input or self.token.value))
@@ -133,7 +135,7 @@ class InstructorView(Viewer):
         self._shown: list[RoundVotes] = []
         self._poller = None
         self._refused = ""  # the last text refused
-        if is_instructor(user):  # logged in by Panel's own authentication as a listed instructor
+        if is_instructor(user) or launched:  # a listed user of Panel's login, or a verified LMS instructor launch
             self.signed_in = True
             self._build_results()
 
@@ -340,7 +342,7 @@ class InstructorView(Viewer):
         """Every vote as CSV, read in a worker thread: a large class's export never holds the event loop."""
         if not self.signed_in:  # never reachable without the token: the widget is not built before
             return io.StringIO("")
-        text = await asyncio.get_running_loop().run_in_executor(None, self.store.export_csv, csv_class)
+        text = await asyncio.get_running_loop().run_in_executor(None, self.store.export_csv, csv_class, self.scope)
         return io.StringIO(text)
 
     def __panel__(self) -> pn.Column:

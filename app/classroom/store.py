@@ -343,7 +343,7 @@ class ClassStore:
         if exists is None:
             db.execute(rounds.insert().values(exercise=exercise, round=number, opened_at=time.time()))
 
-    def export_csv(self, judge: Callable[[str, float, str | None], str] | None = None) -> str:
+    def export_csv(self, judge: Callable[[str, float, str | None], str] | None = None, scope: str = "") -> str:
         """Every vote as CSV, in one query.
 
         Columns: exercise, round, student (anonymous id), prediction, locked_at (ISO, UTC), variant
@@ -354,16 +354,23 @@ class ClassStore:
         judge : callable, optional
             ``judge(exercise, prediction, variant)`` gives the vote's class (``right``, ``mistake:
             <label>``, ``other``); without it the class column is empty.
+        scope : str, optional
+            Only the votes of one class whose keys start with it (an LMS course's, app.lti), written
+            and judged without it; every vote by default.
         """
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["exercise", "round", "student", "prediction", "locked_at", "variant", "class"])
+        query = sa.select(votes).order_by(votes.c.exercise, votes.c.round, votes.c.id)
+        if scope:  # LTI hook: one LMS course's votes alone
+            query = query.where(votes.c.exercise.startswith(scope, autoescape=True))
         with self.engine.connect() as db:
-            for row in db.execute(sa.select(votes).order_by(votes.c.exercise, votes.c.round, votes.c.id)):
+            for row in db.execute(query):
                 stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(row.locked_at))
-                judged = "" if judge is None else judge(row.exercise, float(row.prediction), row.variant)
+                exercise = row.exercise[len(scope) :]
+                judged = "" if judge is None else judge(exercise, float(row.prediction), row.variant)
                 prediction = repr(float(row.prediction))
-                writer.writerow([row.exercise, row.round, row.student, prediction, stamp, row.variant or "", judged])
+                writer.writerow([exercise, row.round, row.student, prediction, stamp, row.variant or "", judged])
         return out.getvalue()
 
     def dispose(self) -> None:

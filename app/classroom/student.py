@@ -167,6 +167,10 @@ class ClassShare(param.Parameterized):
     """
 
     student = param.String(default="", doc="What the page last sent as this browser's anonymous id (32 hex digits).")
+    # LTI hook (app.lti.pages): an LMS course's class is its own, its exercise keys under this prefix
+    scope = param.String(
+        default="", constant=True, doc="Prefix of this class's exercise keys ('' for the course's own class)."
+    )
 
     def __init__(
         self,
@@ -208,7 +212,7 @@ class ClassShare(param.Parameterized):
             runner.class_note = TOO_MANY
             return
         runner.class_note = "Sharing your prediction with the instructor…"
-        key, student = runner.key, self._id
+        key, student = self.scope + runner.key, self._id
         self._background(
             partial(self._lock, key, student, prediction, variant), partial(self._locked, runner, prediction, variant)
         )
@@ -280,8 +284,8 @@ class ClassShare(param.Parameterized):
             ROUND_WATCH.subscribe(self, doc)
 
     def keys(self) -> list[str]:
-        """The exercises this session shared a prediction in and still waits on."""
-        return list(self._shared)
+        """The exercises this session shared a prediction in and still waits on (keys as stored, with the scope)."""
+        return [self.scope + key for key in self._shared]
 
     def poll(self) -> None:
         """Ask whether any shared round was revealed (or a new round opened) and show what changed."""
@@ -293,11 +297,12 @@ class ClassShare(param.Parameterized):
         try:
             found = {}
             for key, (number, seen) in asked.items():
-                current = SHARED_READS.read(("round", key), lambda key=key: self.store.current_round(key))
+                stored = self.scope + key
+                current = SHARED_READS.read(("round", stored), lambda stored=stored: self.store.current_round(stored))
                 revealed = current.revealed or current.number > number
                 votes = None  # only a revealed round's predictions are read: nothing before the reveal
                 if revealed and not seen:
-                    rounds = SHARED_READS.read(("rounds", key), lambda key=key: self.store.rounds_of(key))
+                    rounds = SHARED_READS.read(("rounds", stored), lambda stored=stored: self.store.rounds_of(stored))
                     votes = next(r for r in rounds if r.round.number == number)
                 found[key] = (current, votes)
             return found

@@ -14,11 +14,13 @@ from tornado.web import GZipContentEncoding
 from tornado.websocket import WebSocketClosedError
 
 from app import upstream
-from app.classroom import CLASS_DB_ENV, StoreUnavailable, configure, ensure_token, token_problem
+from app.classroom import CLASS_DB_ENV, StoreUnavailable, class_store, configure, ensure_token, token_problem
 from app.classroom.http import ClassDataHandler
 from app.course.catalog import import_every_view
 from app.course.content import SpecError
 from app.course.library import lessons
+from app.lti import CONFIG_ENV as LTI_CONFIG_ENV  # LTI (app.lti): the tool is built only with --lti-config
+from app.lti.tool import SCORE_MODES, Tool
 from app.site import capacity, components
 from app.site.first_frames import draw_every_first_frame
 from app.site.health import HealthHandler
@@ -90,11 +92,18 @@ def _public_url(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+def _score_mode(text: str) -> str:
+    """An argparse type: ``--lti-score`` (or ``LTI_SCORE``), one of :data:`app.lti.tool.SCORE_MODES`."""
+    if text not in SCORE_MODES:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a score mode; use {' or '.join(SCORE_MODES)}")
+    return text
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     """Read the command line (and the environment's ``PORT``, ``ADDRESS``, ``EMBED_FROM``, ``MAX_SESSIONS``, …).
 
     The environment also gives ``ALLOW_WEBSOCKET_ORIGIN``, ``PUBLIC_URL``, ``UNUSED_SESSION_LIFETIME``,
-    ``CHECK_UNUSED_SESSIONS`` and ``CLASS_DB``.
+    ``CHECK_UNUSED_SESSIONS``, ``CLASS_DB``, ``LTI_CONFIG`` and ``LTI_SCORE``.
 
     Parameters
     ----------
@@ -170,6 +179,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             "per-address limits. Never without such a proxy in front: a client could then name any address."
         ),
     )
+    # LTI (app.lti): the course launched from an LMS
+    parser.add_argument(
+        "--lti-config",
+        default=os.environ.get(LTI_CONFIG_ENV, ""),
+        metavar="PATH",
+        help=(
+            "Be an LTI 1.3 tool: the platforms' registrations in a JSON file (pylti1p3's ToolConfJsonFile "
+            "convention; docs/lti.md). Serves /lti/login, /lti/launch, /lti/jwks, /lti/config.json. Default: off."
+        ),
+    )
+    parser.add_argument(
+        "--lti-score",
+        type=_score_mode,
+        metavar="{" + ",".join(SCORE_MODES) + "}",
+        default=os.environ.get("LTI_SCORE", SCORE_MODES[0]),
+        help="The grade a launched exercise sends: 1 for doing it (participation, default) or 1/0 (correctness).",
+    )
     parser.add_argument(
         "--public-url",
         type=_public_url,
@@ -191,6 +217,12 @@ def main(argv: list[str] | None = None) -> None:
     argv : list of str, optional
         Command-line arguments; see ``python -m app --help``.
     """
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["lti-keys"]:  # python -m app lti-keys DIR: the LTI tool's key pair (app.lti.keys)
+        from app.lti.keys import main as make_keys
+
+        make_keys(argv[1:])
+        return
     args = parse_args(argv)
     share.set_public_url(args.public_url)
     share.set_own_server(True)  # the Share buttons may offer /<slug> and /embed/… (app.web.share)
@@ -219,9 +251,19 @@ def main(argv: list[str] | None = None) -> None:
         secret, _ = session_signing.session_secret()
     except session_signing.WeakSecret as error:
         sys.exit(f"Cannot start: {error}")
+    tool = _lti_tool(args, secret)  # LTI (app.lti): None when --lti-config is not given
     origins = args.allow_websocket_origin or [f"localhost:{args.port}", f"127.0.0.1:{args.port}"]
     enable_session_reuse()
     pages = routes()
+    lti_patterns: list = []
+    lti_from = ""
+    if tool is not None:  # LTI: the launch's pages, its endpoints, and the platforms' sites may frame /lti/
+        from app.lti import handlers as lti_handlers
+        from app.lti import pages as lti_pages
+
+        pages.update({path: counted(build) for path, build in lti_pages.ROUTES.items()})
+        lti_patterns = list(lti_handlers.ROUTES)
+        lti_from = " ".join(tool.config.frame_origins())
     try:
         server = pn.serve(
             pages,
@@ -236,6 +278,7 @@ def main(argv: list[str] | None = None) -> None:
                 *components.ROUTES,  # before Panel's own /components/ route: no import named by a URL
                 (r"/healthz", HealthHandler),
                 (r"/instructor/(export\.csv|rounds\.json)", ClassDataHandler),
+                *lti_patterns,
             ],
             default_handler_class=NotFoundHandler,  # a Tornado setting: what answers a path no route matches
             unused_session_lifetime_milliseconds=int(args.unused_session_lifetime * 1000),
@@ -244,7 +287,7 @@ def main(argv: list[str] | None = None) -> None:
             compress_response=True,
             # Tornado's transforms, as its Application takes them, in order: the security headers on every
             # response and the pages' script nonces (app.web.security_headers), then that gzip
-            transforms=[security_headers.transform(args.embed_from), GZipContentEncoding],
+            transforms=[security_headers.transform(args.embed_from, lti_from), GZipContentEncoding],
             **serving_settings.WEBSOCKET_COMPRESSION,  # the Bokeh document deflated on the websocket
             **session_signing.serve_options(secret),  # a forged session token is refused (app.web.session_signing)
             use_xheaders=args.use_xheaders,
@@ -261,7 +304,33 @@ def main(argv: list[str] | None = None) -> None:
     server.start()
     own = "127.0.0.1" if args.address in ("", "0.0.0.0", "::") else args.address
     server.io_loop.add_callback(warm_up, f"http://{own}:{server.port}", warm_up_paths(pages))
+    if tool is not None:  # LTI: scores the platform has not taken yet are tried again (app.lti.grades)
+        from app.lti.grades import start_retries
+
+        start_retries(tool)
     server.io_loop.start()
+
+
+def _lti_tool(args: argparse.Namespace, secret: bytes) -> Tool | None:
+    """LTI (app.lti): this process's tool from ``--lti-config``, or None; a bad file stops the start in one line."""
+    if not args.lti_config:
+        return None
+    from app.lti.config import ConfigError
+    from app.lti.store import StateUnavailable
+    from app.lti.tool import configure as configure_lti
+
+    store = class_store()
+    if store is None and args.num_procs != 1:
+        sys.exit("Cannot start: LTI with --num-procs needs the class database (--class-db) to share launches.")
+    try:
+        tool = configure_lti(args.lti_config, secret, store.engine if store else None, args.lti_score)
+    except ConfigError as error:
+        sys.exit(f"Cannot start: the LTI configuration is unusable: {error}")
+    except StateUnavailable as error:
+        sys.exit(f"Cannot start: {error}; check --class-db (or CLASS_DB).")
+    where = "the class database" if tool.shared else "this process's memory"
+    print(f"LTI on: {len(tool.config.all())} registration(s); launches and scores kept in {where}.")
+    return tool
 
 
 def ignore_closed_websockets(loop: asyncio.AbstractEventLoop, context: dict) -> None:

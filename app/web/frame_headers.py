@@ -25,6 +25,8 @@ EMBED_PREFIX = "/embed/"
 EMBED_LESSON = EMBED_PREFIX + "lesson"
 """One exercise of a lesson with its lab, to embed (``?id=<lesson>&exercise=<id>``)."""
 INSTRUCTOR = "/instructor"
+LTI_PREFIX = "/lti/"
+"""The LTI tool's pages (app.lti): framed by the registered platforms' sites (``lti_from``)."""
 
 ANY_ORIGIN = "*"
 
@@ -78,7 +80,7 @@ def named_origins(embed_from: str) -> list[str]:
     return [source for source in embed_from.split() if source not in (ANY_ORIGIN, "'none'", "'self'")]
 
 
-def frame_ancestors(path: str, embed_from: str) -> str:
+def frame_ancestors(path: str, embed_from: str, lti_from: str = "") -> str:
     """The ``frame-ancestors`` sources of a response for ``path``.
 
     Parameters
@@ -87,22 +89,28 @@ def frame_ancestors(path: str, embed_from: str) -> str:
         The request's path.
     embed_from : str
         The ``frame-ancestors`` sources for embed pages (:func:`parse_origins`).
+    lti_from : str, optional
+        The registered LTI platforms' origins, separated by spaces (app.lti): ``/lti/`` pages may be
+        framed by them and by the course itself.
 
     Returns
     -------
     str
-        ``embed_from`` itself under ``/embed/``; ``'none'`` for ``/instructor`` and its data; for every
+        ``embed_from`` itself under ``/embed/``; ``'self'`` and ``lti_from`` under ``/lti/``;
+        ``'none'`` for ``/instructor`` and its data; for every
         other page ``'self'`` and the sites ``--embed-from`` names (never ``*``: a course site may show a
         lesson in a frame, any site may not).
     """
     if path.startswith(EMBED_PREFIX):
         return embed_from
+    if path.startswith(LTI_PREFIX):  # LTI: the LMS shows the launch in its frame
+        return " ".join(["'self'", *lti_from.split()])
     if path == INSTRUCTOR or path.startswith(INSTRUCTOR + "/"):
         return "'none'"
     return " ".join(["'self'", *named_origins(embed_from)])
 
 
-def frame_headers(path: str, embed_from: str) -> dict[str, str]:
+def frame_headers(path: str, embed_from: str, lti_from: str = "") -> dict[str, str]:
     """The framing headers a response for ``path`` gets.
 
     Parameters
@@ -119,7 +127,7 @@ def frame_headers(path: str, embed_from: str) -> dict[str, str]:
         header says the same as ``X-Frame-Options`` can (``'none'``, or ``'self'`` alone), that
         header too, for browsers without CSP.
     """
-    sources = frame_ancestors(path, embed_from)
+    sources = frame_ancestors(path, embed_from, lti_from)
     headers = {"Content-Security-Policy": f"frame-ancestors {sources}"}
     if sources == "'none'":
         headers["X-Frame-Options"] = "DENY"

@@ -37,7 +37,7 @@ import secrets
 from tornado.httputil import HTTPHeaders, HTTPServerRequest
 from tornado.web import OutputTransform
 
-from app.web.frame_headers import ANY_ORIGIN, frame_headers
+from app.web.frame_headers import ANY_ORIGIN, LTI_PREFIX, frame_headers
 
 EVERY_RESPONSE = {"X-Content-Type-Options": "nosniff", "Referrer-Policy": "same-origin"}
 """The headers every response gets, whatever its type."""
@@ -50,7 +50,7 @@ _ENDS = {b"<!--": re.compile(rb"-->"), b"<script": re.compile(rb"</script", re.I
 _ENDS[b"<style"] = re.compile(rb"</style", re.IGNORECASE)
 
 
-def page_policy(nonce: str | None, ancestors: str) -> str:
+def page_policy(nonce: str | None, ancestors: str, forms: str = "'self'") -> str:
     """The Content-Security-Policy of an HTML page.
 
     Parameters
@@ -60,6 +60,9 @@ def page_policy(nonce: str | None, ancestors: str) -> str:
         (then no inline script may run at all).
     ancestors : str
         The ``frame-ancestors`` sources (:func:`app.web.frame_headers.frame_ancestors`).
+    forms : str, optional
+        The ``form-action`` sources: ``'self'``; under ``/lti/`` also the registered LTI platforms'
+        origins (app.lti: a deep-linking response is a form the page posts to the LMS).
 
     Returns
     -------
@@ -77,7 +80,7 @@ def page_policy(nonce: str | None, ancestors: str) -> str:
             "connect-src 'self' blob:",
             "object-src 'none'",
             "base-uri 'self'",
-            "form-action 'self'",
+            f"form-action {forms}",
             f"frame-ancestors {ancestors}",
         ]
     )
@@ -128,13 +131,15 @@ def is_html(headers: HTTPHeaders) -> bool:
     return headers.get("Content-Type", "").split(";")[0].strip().lower() == "text/html"
 
 
-def transform(embed_from: str = ANY_ORIGIN) -> type[OutputTransform]:
+def transform(embed_from: str = ANY_ORIGIN, lti_from: str = "") -> type[OutputTransform]:
     """The output transform that sets the security headers on each response (one of Tornado's ``transforms``).
 
     Parameters
     ----------
     embed_from : str
         ``--embed-from``'s ``frame-ancestors`` sources (:func:`app.web.frame_headers.parse_origins`).
+    lti_from : str, optional
+        The registered LTI platforms' origins (app.lti), which may frame ``/lti/`` pages.
 
     Returns
     -------
@@ -145,7 +150,9 @@ def transform(embed_from: str = ANY_ORIGIN) -> type[OutputTransform]:
 
     class SecurityHeaders(OutputTransform):
         def __init__(self, request: HTTPServerRequest) -> None:
-            self.framing = frame_headers(request.path, embed_from)
+            self.framing = frame_headers(request.path, embed_from, lti_from)
+            lti = request.path.startswith(LTI_PREFIX) and lti_from  # LTI: its pages post back to the platforms
+            self.forms = f"'self' {lti_from}" if lti else "'self'"
             self.nonce: str | None = None
 
         def transform_first_chunk(
@@ -161,7 +168,7 @@ def transform(embed_from: str = ANY_ORIGIN) -> type[OutputTransform]:
                 headers["Content-Length"] = str(len(chunk))
             headers.pop("Etag", None)  # the body differs per response: no 304 may pair it with another nonce
             ancestors = self.framing["Content-Security-Policy"].removeprefix("frame-ancestors ")
-            headers["Content-Security-Policy"] = page_policy(self.nonce, ancestors)
+            headers["Content-Security-Policy"] = page_policy(self.nonce, ancestors, self.forms)
             return status_code, headers, chunk
 
         def transform_chunk(self, chunk: bytes, finishing: bool) -> bytes:

@@ -3,8 +3,8 @@
 Read from the source (every ``import`` statement, at any depth, including those inside functions),
 so a lazy import cannot hide an upward reach. The layers, lowest first: ``labs`` (the labs, which
 know nothing of ``app``), ``app.upstream`` (fixes to the libraries), ``app.web`` (the toolkit every
-page uses), ``app.trace``, ``app.course``, ``app.classroom``, and ``app.site`` (the server and
-page scripts: the composition root).
+page uses), ``app.trace``, ``app.course``, ``app.classroom``, ``app.lti`` (the course launched from an
+LMS), and ``app.site`` (the server and page scripts: the composition root).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-LAYERS = ("labs", "app.upstream", "app.web", "app.trace", "app.course", "app.classroom", "app.site")
+LAYERS = ("labs", "app.upstream", "app.web", "app.trace", "app.course", "app.classroom", "app.lti", "app.site")
 """Each package may import those before it, never those after it."""
 
 
