@@ -137,6 +137,8 @@ class Exercise:
     """The numbers a varying exercise's text may carry as written: the same in every variant."""
     ideas: tuple[int, ...] = ()
     """The source texts' ideas this exercise asks the student to predict (``../shared/seed-coverage.md``)."""
+    prediction_kind: str = "number"
+    """How the student predicts: the name of a kind in :data:`app.course.kinds.PREDICTION_KINDS`."""
 
     def choice_text(self, value: float) -> str:
         """The text of the choice with index ``value`` (a choice exercise's prediction or reading)."""
