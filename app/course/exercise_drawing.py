@@ -175,7 +175,7 @@ def feedback(state: CardState) -> dict[str, str]:
     slip = None if state.correct else spec.mistake_for(state.prediction)
     if slip is not None:  # name the reasoning that gives this very number
         explanation = (
-            f"<p><strong>Where that {'choice' if spec.choices else 'number'} comes from:</strong> "
+            f"<p><strong>Where that {prediction_kind(spec).noun} comes from:</strong> "
             f"{html.escape(slip.reasoning)}</p>{explanation}"
         )
     predicted, shown = (

@@ -131,6 +131,8 @@ class PredictionKind:
     """The fields of ``prediction:`` this kind takes besides ``prompt``, ``quantity`` and ``at``."""
     required: ClassVar[tuple[str, ...]] = ()
     """Of those, the ones it needs."""
+    noun: ClassVar[str] = "number"
+    """What the student gives, in the verdict's "Where that number comes from"."""
     verb: ClassVar[str] = "Type"
     """How the student gives it: "Type your prediction…", "Choose your prediction…"."""
     varies: ClassVar[bool] = True

@@ -80,6 +80,7 @@ class ChoicePrediction(PredictionKind):
 
     name = "choice"
     fields = frozenset({"choices"})
+    noun = "choice"
     verb = "Choose"
     varies = False
     timed = False
