@@ -62,7 +62,8 @@ class Step:
     Attributes
     ----------
     kind : str
-        ``"reset"``, ``"set"``, ``"predict"`` or ``"run"``.
+        The name of its kind in :data:`app.course.kinds.STEP_KINDS`: ``"reset"``, ``"set"``,
+        ``"predict"`` or ``"run"`` in the course, each an object that reads, checks and says it.
     control : str, optional
         For ``set``: the control's parameter name.
     value : float, bool or str, optional
