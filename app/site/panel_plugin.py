@@ -26,12 +26,14 @@ from tornado.web import RedirectHandler
 from app import upstream
 from app.classroom.http import ClassDataHandler
 from app.course.catalog import import_every_view
+from app.site.first_frames import draw_every_first_frame
 from app.web import serving_settings
 from app.web.delivery.compression import ROUTES as COMPRESSED_STATIC
 
 upstream.install(serving="panel serve")  # the library fixes checked on these versions (app.upstream)
 serving_settings.install()  # Bokeh's development checks off, as under python -m app (app.web.serving_settings)
 import_every_view()  # every lab's models known to every page, as under python -m app (app.course.catalog)
+draw_every_first_frame()  # each lab's picture for the pages' first paint, once (app.site.first_frames)
 
 ROUTES = [
     *COMPRESSED_STATIC,

@@ -20,6 +20,7 @@ from app.course.catalog import import_every_view
 from app.course.content import SpecError
 from app.course.library import lessons
 from app.site import capacity, components
+from app.site.first_frames import draw_every_first_frame
 from app.site.health import HealthHandler
 from app.site.pages import index, instructor, lesson
 from app.site.pages.lab import embed_routes, lab_routes
@@ -200,6 +201,7 @@ def main(argv: list[str] | None = None) -> None:
         lessons()
     except SpecError as error:
         sys.exit(f"Cannot start: a lesson spec is malformed.\n{error}")
+    draw_every_first_frame()  # each lab's picture for the pages' first paint, once (app.site.first_frames)
     if args.class_db:
         token, made = ensure_token()
         weak = token_problem(token)

@@ -15,21 +15,12 @@ from panel.widgets.indicators import BooleanIndicator
 from app.upstream import bokeh_fixes_js, early_connection, is_installed, lean_config
 from app.web.connection import ConnectionWatch
 from app.web.delivery import bundle_loading
-from labs.ui.palette import NAVY, ROOT_CSS, inline
+from app.web.first_paint import first_paint_html
+from labs.ui import stylesheet
+from labs.ui.palette import NAVY, ROOT_CSS
 
-CSS = inline("""
-:root { --bokeh-font-size: 1rem; }
-#header a.title { font-size: 1.15rem; white-space: nowrap; color: var(--ol-white);
-  text-decoration: underline; text-underline-offset: 3px; }
-.skip-link { position: absolute; left: 8px; top: -60px; z-index: 2000; padding: 8px 14px;
-  background: var(--ol-white); color: var(--ol-navy); font-weight: 600; border: 3px solid var(--ol-navy);
-  border-radius: 4px; }
-.skip-link:focus { top: 8px; }
-#header a:focus-visible, .skip-link:focus-visible { outline: 3px solid var(--ol-amber); outline-offset: 2px; }
-#main:focus { outline: none; }
-.bundle-failure { margin: 12px 0; padding: 10px 14px; border: 2px solid var(--ol-error-red);
-  background: var(--ol-wrong-background); color: var(--ol-wrong-red); font-weight: 600; }
-""")
+CSS = stylesheet(Path(__file__).parent / "assets" / "shell.css")
+"""The page frame's own look: the header's title, the skip link, the alert when the bundles cannot load."""
 
 
 def course_scripts(bokeh_js: str | None) -> str:
@@ -125,6 +116,10 @@ def page(
     back: bool = True,
     bare: bool = False,
     heading: Callable[[str], object] | None = None,
+    first_paint: str | None = "",
+    first_paint_until: str = "",
+    first_paint_css: tuple[str, ...] = (),
+    first_paint_extra: str | None = None,
 ) -> CourseTemplate:
     """Wrap ``main`` in the course's page frame.
 
@@ -147,6 +142,18 @@ def page(
     heading : callable, optional
         Makes the component that shows the heading from its HTML, in place of an HTML pane (a lab
         page's heading with its Share button, :meth:`app.web.share.ShareButton.heading`).
+    first_paint : str or None
+        Trusted HTML of what ``main`` shows first (a lesson's text, a lab's first frame), sent with the
+        heading in the page's HTML and shown until the live page is drawn (:mod:`app.web.first_paint`):
+        by default the heading alone; None for no first paint.
+    first_paint_until : str
+        The component whose drawing ends the first paint (:func:`app.web.first_paint.first_paint_html`).
+    first_paint_css : tuple of str
+        The CSS ``first_paint`` needs beyond the first paint's own.
+    first_paint_extra : str, optional
+        What the first paint's heading shows in place of ``extra_html``: the page's HTML is rendered
+        once per page kind (:mod:`app.upstream.page_html`), so nothing one request asked for (a
+        notice about its URL) may be in it. None for ``extra_html`` itself.
 
     Returns
     -------
@@ -180,17 +187,25 @@ def page(
         doc.template_variables.update(
             course_scripts=course_scripts, early_connection=early_connection.script_html, bare=bare
         )
-    if bare:
-        heading_html = (
-            "<div style='display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 16px'>"
-            f"<h1 style='font-size:1.2rem;margin:4px 0'>{html.escape(title)}</h1>{extra_html}</div>"
-        )
-    else:
-        heading_html = (
+
+    def heading_for(extra: str) -> str:
+        if bare:
+            return (
+                "<div style='display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 16px'>"
+                f"<h1 style='font-size:1.2rem;margin:4px 0'>{html.escape(title)}</h1>{extra}</div>"
+            )
+        return (
             ('<nav aria-label="Course"><a href="./">← All lessons and labs</a></nav>' if back else "")
             + f"<h1 style='font-size:1.7rem;margin:8px 0'>{html.escape(title)}</h1>"
             + (f"<p>{html.escape(intro)}</p>" if intro else "")
-            + extra_html
+            + extra
+        )
+
+    heading_html = heading_for(extra_html)
+    if doc is not None and first_paint is not None:
+        first_heading = heading_html if first_paint_extra is None else heading_for(first_paint_extra)
+        doc.template_variables["first_paint"] = first_paint_html(
+            first_heading, first_paint, first_paint_until, first_paint_css
         )
     if heading is None:
         template.main.append(pn.pane.HTML(heading_html, sizing_mode="stretch_width"))

@@ -105,7 +105,11 @@ DARK_GREY = "#333333"
 the sweep's point and the stall hatching in the timeline."""
 
 MUTED_GREY = "#444444"
-"""Small print: the M/M/1 assumptions, the roofline's notes, the note shown while playing."""
+"""Small print: the M/M/1 assumptions, the roofline's notes, the note shown while playing; Bokeh's
+titles and tick labels, which a lab's first frame draws (labs/ui/first_frame.py)."""
+
+PLOT_GRID = "#e5e5e5"
+"""Bokeh's grid lines and the outline of a plot's frame, as a lab's first frame draws them."""
 
 FAINT_GREY = "#555555"
 """The timeline's "no overlap" line and label; the bucket table's placeholder."""

@@ -51,7 +51,15 @@ WIDE = 880
 PINNED_FROM = 900
 """The window width (px) from which a lesson puts its lab beside the text, the picture pinned."""
 
-STAGE_CSS = stylesheet(ASSETS / "stage.css", WIDE=WIDE, PINNED_FROM=PINNED_FROM)
+PANELS_MAX = 380
+"""The panels' column's width (px) beside the picture, at most (and at least 300)."""
+
+PANELS_GAP = 16
+"""The gap (px) between the picture and the panels beside it."""
+
+STAGE_CSS = stylesheet(
+    ASSETS / "stage.css", WIDE=WIDE, PINNED_FROM=PINNED_FROM, PANELS_MAX=PANELS_MAX, PANELS_GAP=PANELS_GAP
+)
 
 
 @dataclass(frozen=True)

@@ -560,5 +560,8 @@ export function render({ model }) {
   })
   const deepLinked = cards.find((card) => card && card.card.scroll_into_view)
   if (deepLinked) scrollWhenSettled(deepLinked.section)
+  // The page's first paint (app/web/first_paint.py) gives way once this text is in the page: Panel
+  // puts it there right after this function returns, in the same task.
+  queueMicrotask(() => window.dispatchEvent(new CustomEvent("overlap-drawn", { detail: "lesson" })))
   return root
 }

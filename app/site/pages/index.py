@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import html
+from functools import cache
 from pathlib import Path
 
 import panel as pn
 
 from app.course.library import lessons
 from app.course.progress import ProgressStore
+from app.web.first_paint import scoped
 from app.web.shell import page
 from labs.registry import registrations
 from labs.ui import stylesheet
@@ -71,6 +73,34 @@ def course_list(progress: ProgressStore) -> str:
     )
 
 
+INTRO_HTML = (
+    "<p>Three short lessons on overlapping gradient communication with computation in "
+    "data-parallel training. Each sits beside a lab: predict first, then run the lab and "
+    "compare. Your progress stays in this browser.</p>"
+)
+"""The index's first lines, above the course list."""
+
+FIRST_PAINT_INDEX_CSS = (
+    "#first-paint .index { display: flow-root; margin: 10px 0; line-height: 1.5; }"
+    " #first-paint .index.intro { margin-top: 13px; }"
+)
+"""The intro and the list in the first paint: where their panes stand in the live page (each with a
+pane's margins, one under the other), at the index's line height."""
+
+
+@cache
+def index_first_paint() -> str:
+    """What the index shows before its scripts have run: the intro and the course list without marks.
+
+    Returns
+    -------
+    str
+        HTML, built once per process: a browser's progress arrives with the live page.
+    """
+    listing = course_list(ProgressStore(height=0, margin=0))
+    return f'<div class="index intro">{INTRO_HTML}</div><div class="index">{listing}</div>'
+
+
 def build() -> pn.template.base.BaseTemplate:
     """Build the index for one session."""
     progress = ProgressStore(height=0, margin=0)
@@ -78,14 +108,14 @@ def build() -> pn.template.base.BaseTemplate:
     # watched by name: the app's objects share their class's Parameters (app.upstream.lean_params), so a
     # Parameter object (progress.param.completed) would name the class, not this session's store
     progress.param.watch(lambda _event: setattr(listing, "object", course_list(progress)), "completed")
-    intro = pn.pane.HTML(
-        "<p>Three short lessons on overlapping gradient communication with computation in "
-        "data-parallel training. Each sits beside a lab: predict first, then run the lab and "
-        "compare. Your progress stays in this browser.</p>",
-        sizing_mode="stretch_width",
-        stylesheets=[INDEX_CSS],
+    intro = pn.pane.HTML(INTRO_HTML, sizing_mode="stretch_width", stylesheets=[INDEX_CSS])
+    return page(
+        "Course",
+        pn.Column(intro, listing, progress, sizing_mode="stretch_width"),
+        back=False,
+        first_paint=index_first_paint(),
+        first_paint_css=(scoped(INDEX_CSS, "#first-paint .index"), FIRST_PAINT_INDEX_CSS),
     )
-    return page("Course", pn.Column(intro, listing, progress, sizing_mode="stretch_width"), back=False)
 
 
 if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:

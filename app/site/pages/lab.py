@@ -14,6 +14,7 @@ import html
 import panel as pn
 
 from app.course.library import query_param
+from app.site.first_frames import lab_first_frame
 from app.site.lab_link import apply_link_settings, with_settings
 from app.site.not_found import missing_lab_html
 from app.web.frame_headers import EMBED_PREFIX
@@ -54,10 +55,25 @@ def build_lab_page(lab: LabRegistration, embed: bool = False) -> pn.template.bas
         # Relative, so it holds behind a proxy serving the course under a path of its own; a new tab,
         # so the site that frames the lab stays where it is.
         link = f'<a href="../{html.escape(lab.slug)}" target="_blank" rel="noopener">Open in Overlap Lab</a>'
-        return page(lab.title, view, extra_html=link, back=False, bare=True)
+        return page(
+            lab.title,
+            view,
+            extra_html=link,
+            back=False,
+            bare=True,
+            first_paint=f'<div class="lab-room">{lab_first_frame(lab.slug)}</div>',
+            first_paint_until="lab",
+        )
     # The picture first, as on /embed/<slug>: the heading, then the intro folded under one line (on a
     # phone it ran to 11 lines above the picture), then the Share button and the lab.
-    return page(lab.title, view, extra_html=intro_html(lab.intro), heading=heading)
+    return page(
+        lab.title,
+        view,
+        extra_html=intro_html(lab.intro),
+        heading=heading,
+        first_paint=f'<div class="share-room"></div><div class="lab-room">{lab_first_frame(lab.slug)}</div>',
+        first_paint_until="lab",
+    )
 
 
 def lab_from_link(lab: LabRegistration, shares: list[ShareButton]) -> object:

@@ -7,7 +7,7 @@ for another site to frame (:func:`build_embed`).
 from __future__ import annotations
 
 import html
-from functools import partial
+from functools import cache, partial
 from urllib.parse import urlencode
 
 import panel as pn
@@ -18,10 +18,12 @@ from app.classroom.student import ClassShare
 from app.course.catalog import lab_kinds
 from app.course.content import Exercise, Lesson
 from app.course.exercise import ExerciseRunner, ExerciseSession
-from app.course.exercise_card import ExerciseCard
-from app.course.lesson_text import LessonText
+from app.course.exercise_card import CARD_CSS, ExerciseCard
+from app.course.lesson_first_paint import lesson_first_paint_html
+from app.course.lesson_text import LAYOUT_CSS, PROSE_CSS, LessonText
 from app.course.library import lessons, query_param
 from app.course.progress import ProgressStore
+from app.site.first_frames import lab_first_frame
 from app.site.not_found import missing_lesson_html, shorten
 from app.web.shell import deferred, page
 from labs.ui.palette import ERROR_RED
@@ -176,6 +178,26 @@ def lesson_view(
     return pn.Column(text, progress, sizing_mode="stretch_width")
 
 
+@cache
+def lesson_first_paint(slug: str) -> str:
+    """What lesson ``slug``'s page shows before its scripts have run: its text and questions, once per process.
+
+    Parameters
+    ----------
+    slug : str
+        A lesson of the course.
+
+    Returns
+    -------
+    str
+        HTML (:func:`app.course.lesson_first_paint.lesson_first_paint_html`).
+    """
+    lesson = next(item for item in lessons() if item.slug == slug)
+    prose = [_without_title(part, lesson.title) for part in lesson.parts if not isinstance(part, Exercise)]
+    frame = lab_first_frame(lesson.lab, in_lesson=True)
+    return lesson_first_paint_html(lesson, prose, _neighbours(lesson, "Lessons, end of page"), frame)
+
+
 def _progress_and_class() -> tuple[ProgressStore, ClassShare | None]:
     """The browser's progress, and the session's link to the class when a class database is on."""
     store = class_store()
@@ -199,6 +221,10 @@ def build() -> pn.template.base.BaseTemplate:
         lesson.title,
         lesson_view(lesson, exercise_id, progress, classroom),
         extra_html=lesson_heading_html(lesson, exercise_id),
+        first_paint=lesson_first_paint(lesson.slug),
+        first_paint_until="lesson",
+        first_paint_css=(PROSE_CSS, CARD_CSS, LAYOUT_CSS),
+        first_paint_extra=lesson_heading_html(lesson, None),  # without a notice about this URL's exercise
     )
 
 

@@ -144,5 +144,8 @@ export function render({ model }) {
     uncover(child)  // a control taller than the room under a pinned picture: its top first
   })
   model.on("label", () => section.setAttribute("aria-label", model.label))
+  // The page's first paint (app/web/first_paint.py) gives way once the lab is in the page: Panel
+  // puts it there right after this function returns, in the same task.
+  queueMicrotask(() => window.dispatchEvent(new CustomEvent("overlap-drawn", { detail: "lab" })))
   return section
 }
