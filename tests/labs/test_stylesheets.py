@@ -27,6 +27,7 @@ SHEETS = {
     "app/course/assets/prose.css": lesson_text.PROSE_CSS,
     "app/course/assets/lesson_layout.css": lesson_text.LAYOUT_CSS,
     "app/site/assets/index.css": index.INDEX_CSS,
+    "app/site/assets/index_first_paint.css": index.FIRST_PAINT_INDEX_CSS,
 }
 """Each stylesheet file of labs/ and app/ (but app/web's and the not-found page's) and what its module sends."""
 INLINE_STYLES = {
