@@ -8,21 +8,22 @@ YAML; ``content/README.md`` documents the fields. Every problem is reported as a
 
 from __future__ import annotations
 
-import itertools
-import math
 import os
 import re
-from dataclasses import replace
+from collections.abc import Mapping
 from pathlib import Path
 
-import param
 import yaml
 
-from app.course import variants
 from app.course.catalog import LabKind, lab_kinds
-from app.course.spec import LABEL_MAX, Exercise, Lesson, Mistake, SpecError, Step
+from app.course.kinds import PREDICTION_KINDS, STEP_KINDS, Place, PredictionKind
+from app.course.kinds.fields import number as _number
+from app.course.kinds.fields import numbers_list, text
+from app.course.spec import Exercise, Lesson, Mistake, SpecError, Step
+from app.course.spec_mistakes import parse_mistakes
+from app.course.spec_numbers import parse_ideas, parse_vary, with_numbers
 from app.course.variant_text import stray_numbers
-from labs.timed import InvalidInput, format_number
+from labs.timed import format_number
 
 CONTENT_DIR = Path(os.environ.get("OVERLAP_CONTENT_DIR", Path(__file__).resolve().parents[2] / "content"))
 
@@ -44,290 +45,47 @@ __all__ = [
 ]
 
 
-def _number(path: Path, exercise: str, name: str, raw: object) -> float:
-    if isinstance(raw, bool) or not isinstance(raw, int | float):
-        raise SpecError(path, f"must be a number, not {raw!r}", exercise, name)
-    if not math.isfinite(raw):
-        raise SpecError(path, f"must be a finite number, not {raw!r}", exercise, name)
-    return float(raw)
+def _steps(place: Place, raw_steps: list, lab: LabKind) -> tuple[Step, ...]:
+    """Read every step by its kind, then do them on a fresh model as a student would.
 
-
-def _text(path: Path, exercise: str | None, name: str, raw: object) -> str:
-    if not isinstance(raw, str) or not raw.strip():
-        raise SpecError(path, "must be non-empty text", exercise, name)
-    return raw.strip()
-
-
-def _checked(path: Path, exercise: str, steps: tuple[Step, ...], lab: LabKind) -> tuple[Step, ...]:
-    """Do the steps on a fresh model, as a student would: each value must be one the lab takes then.
-
-    A choice that depends on the steps before it (a bucket number once the caps are set) is checked
-    against the lab as those steps leave it. Each value is kept as the model reads it.
+    A value that depends on the steps before it (a bucket number once the caps are set) is checked
+    against the lab as those steps leave it, and kept as the model reads it.
     """
-    model = lab.model()
-    checked = []
-    for index, step in enumerate(steps):
-        if step.kind == "reset":
-            model.reset()
-        elif step.kind == "set":
-            try:
-                step = Step(kind="set", control=step.control, value=model.apply(step.control, step.value))
-            except InvalidInput as refusal:
-                raise SpecError(path, str(refusal), exercise, f"steps[{index}].set.{step.control}") from None
-        checked.append(step)
-    return tuple(checked)
-
-
-def _choice(path: Path, exercise: str, name: str, raw: object, choices: tuple[str, ...]) -> float:
-    """The index of the choice ``raw`` names; refused unless it is one of ``choices``, as written."""
-    if not isinstance(raw, str) or raw not in choices:
-        raise SpecError(path, f"{raw!r} is not among the choices ({', '.join(choices)})", exercise, name)
-    return float(choices.index(raw))
-
-
-def _choices(path: Path, exercise: str, raw: object, quantity: str, lab: LabKind) -> tuple[str, ...]:
-    """A choice exercise's choices: two or more texts, each one the model can read for ``quantity``."""
-    readings = lab.choices[quantity]
-    if not isinstance(raw, list) or len(raw) < 2 or not all(isinstance(c, str) for c in raw):
-        raise SpecError(path, "must be a list of two or more texts", exercise, "prediction.choices")
-    if len(set(raw)) != len(raw):
-        raise SpecError(path, "lists a choice twice", exercise, "prediction.choices")
-    for choice in raw:
-        if choice not in readings:
-            raise SpecError(
-                path,
-                f"{choice!r} is not something the {lab.name} lab can show for {quantity!r}; "
-                f"it shows one of: {', '.join(readings)}",
-                exercise,
-                "prediction.choices",
-            )
-    return tuple(raw)
-
-
-def _mistakes(
-    path: Path, exercise: str, raw: object, answer: float, tolerance: float, choices: tuple[str, ...] = ()
-) -> tuple[Mistake, ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise SpecError(path, "must be a list of {answer, label, reasoning}", exercise, "mistakes")
-    found = []
-    for index, item in enumerate(raw):
-        where = f"mistakes[{index}]"
-        if not isinstance(item, dict) or not {"answer", "reasoning"} <= set(item) <= _MISTAKE_FIELDS:
-            raise SpecError(
-                path,
-                "needs exactly 'answer' and 'reasoning', and may have a 'label' and a 'rule' or 'as_if'",
-                exercise,
-                where,
-            )
-        rule, as_if = _rule(path, exercise, where, item)
-        if choices and (rule or as_if):
-            raise SpecError(path, "a choice's mistake has no rule", exercise, where)
-        if choices:
-            wrong = _choice(path, exercise, f"{where}.answer", item["answer"], choices)
-            if wrong == answer:
-                raise SpecError(path, f"{item['answer']!r} is the answer, not a mistake", exercise, where)
+    parsed = []
+    for index, raw in enumerate(raw_steps):
+        where = f"steps[{index}]"
+        if isinstance(raw, str):
+            name, body = raw, None
+        elif isinstance(raw, dict) and len(raw) == 1:
+            ((name, body),) = raw.items()
         else:
-            wrong = _number(path, exercise, f"{where}.answer", item["answer"])
-            if abs(wrong - answer) <= tolerance:
-                raise SpecError(path, f"{format_number(wrong)} is within the tolerance of the answer", exercise, where)
-        if any(m.answer == wrong for m in found):
-            raise SpecError(path, "names the same wrong answer as an earlier mistake", exercise, where)
-        label = _label(path, exercise, f"{where}.label", item["label"]) if "label" in item else ""
-        if label and any(m.label == label for m in found):
-            raise SpecError(path, "has the same label as an earlier mistake", exercise, f"{where}.label")
-        reasoning = _text(path, exercise, f"{where}.reasoning", item["reasoning"])
-        found.append(
-            Mistake(answer=wrong, reasoning=reasoning, label=label, rule=rule, as_if=as_if, template=reasoning)
-        )
-    return tuple(found)
-
-
-def _label(path: Path, exercise: str, name: str, raw: object) -> str:
-    """A mistake's label: one line of text of at most LABEL_MAX characters."""
-    label = _text(path, exercise, name, raw)
-    if "\n" in label or len(label) > LABEL_MAX:
-        words = f"must be one short phrase on one line, at most {LABEL_MAX} characters (not {len(label)})"
-        raise SpecError(path, words, exercise, name)
-    return label
-
-
-_MISTAKE_FIELDS = {"answer", "reasoning", "label", "rule", "as_if"}
-
-
-def _rule(path: Path, exercise: str, where: str, item: dict) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """A mistake's ``rule`` (an expression) or ``as_if`` ({control: expression}), as written."""
-    if "rule" in item and "as_if" in item:
-        raise SpecError(path, "give 'rule' or 'as_if', not both", exercise, where)
-    if "rule" in item:
-        raw = item["rule"]
-        if isinstance(raw, bool) or not isinstance(raw, str | int | float):
-            raise SpecError(path, "must be an expression, e.g. arrival_rate - service_rate", exercise, f"{where}.rule")
-        return str(raw), ()
-    if "as_if" in item:
-        raw = item["as_if"]
-        if not isinstance(raw, dict) or not raw or not all(isinstance(v, str | int | float) for v in raw.values()):
-            raise SpecError(path, "must map controls to values, e.g. {arrival_rate: 0}", exercise, f"{where}.as_if")
-        return "", tuple((str(control), str(value)) for control, value in raw.items())
-    return "", ()
-
-
-def _vary(path: Path, exercise: str, raw: object, steps: tuple[Step, ...]) -> tuple[tuple[tuple[str, float], ...], ...]:
-    """``vary``: the other numbers the exercise may ask with, as combinations of its settings.
-
-    Either a mapping of each varied control to a list of values (or ``{from, to, step}``), every
-    combination of which is asked, or a list of mappings, each one combination (for settings that
-    must move together, such as both bucket caps).
-    """
-    if raw is None:
-        return ()
-    numbers = {step.control for step in steps if step.kind == "set" and not isinstance(step.value, bool | str)}
-
-    def values_of(control: object, values: object, where: str) -> tuple[float, ...]:
-        if control not in numbers:
-            raise SpecError(path, "varies only a number the exercise's steps set", exercise, where)
-        if isinstance(values, dict) and set(values) == {"from", "to", "step"}:
-            start, stop, step = (_number(path, exercise, f"{where}.{k}", values[k]) for k in ("from", "to", "step"))
-            if step <= 0 or stop < start or (stop - start) / step > 50:
-                raise SpecError(path, "needs from ≤ to and a step above 0 (at most 50 values)", exercise, where)
-            values = [round(start + i * step, 10) for i in range(int(round((stop - start) / step)) + 1)]
-        if not isinstance(values, list) or not values:
-            values = [values]
-        return tuple(_number(path, exercise, where, v) for v in values)
-
-    if isinstance(raw, dict) and raw:
-        lists = [(str(control), values_of(control, values, f"vary.{control}")) for control, values in raw.items()]
-        combos = [
-            tuple(sorted(zip([c for c, _ in lists], chosen, strict=True)))
-            for chosen in itertools.product(*(v for _, v in lists))
-        ]
-    elif isinstance(raw, list) and raw and all(isinstance(item, dict) and item for item in raw):
-        combos = []
-        for index, item in enumerate(raw):
-            where = f"vary[{index}]"
-            if set(item) != set(raw[0]):
-                raise SpecError(path, "every combination must name the same controls", exercise, where)
-            combos.append(tuple(sorted((str(c), values_of(c, v, f"{where}.{c}")[0]) for c, v in item.items())))
-    else:
-        raise SpecError(path, "must map controls to lists of values, or list combinations of them", exercise, "vary")
-    if len(combos) > 60:
-        raise SpecError(path, f"gives {len(combos)} combinations; at most 60", exercise, "vary")
-    return tuple(dict.fromkeys(combos))
-
-
-def _with_numbers(path: Path, exercise: Exercise) -> Exercise:
-    """Fill the exercise's templates, check its mistakes' rules, and check every variant it may ask.
-
-    An exercise without placeholders, rules or ``vary`` is returned as it is (nothing runs).
-    """
-    needs_model = (
-        exercise.vary
-        or any(m.rule or m.as_if for m in exercise.mistakes)
-        or any(
-            "{" in text
-            for text in (
-                exercise.title,
-                exercise.prompt,
-                exercise.explanation,
-                *(m.reasoning for m in exercise.mistakes),
-            )
-        )
+            name, body = None, None
+        kind = STEP_KINDS.get(name) if isinstance(name, str) else None
+        if kind is None or kind.bare != isinstance(raw, str):
+            written = " or ".join((", ".join(k.syntax for k in STEP_KINDS.values())).rsplit(", ", 1))
+            raise place.error(f"unknown step {raw!r}; use {written}", where)
+        parsed.append(kind.parse(body, lab, place, where))
+    model = lab.model()
+    return tuple(
+        STEP_KINDS[step.kind].rehearse(step, model, place, f"steps[{index}]") for index, step in enumerate(parsed)
     )
-    if not needs_model:
-        return exercise
-    try:
-        model = variants.run_steps(exercise)
-        names = variants.names_of(exercise, model, exercise.answer)
-        mistakes = []
-        for index, mistake in enumerate(exercise.mistakes):
-            if mistake.rule or mistake.as_if:
-                ruled = variants.mistake_value(mistake, exercise, names)
-                if abs(ruled - mistake.answer) > max(0.006, 0.005 * abs(mistake.answer), exercise.tolerance / 2):
-                    raise SpecError(
-                        path,
-                        f"its rule gives {format_number(ruled)}, not the {format_number(mistake.answer)} written",
-                        exercise.id,
-                        f"mistakes[{index}]",
-                    )
-            elif exercise.vary:
-                needs = "an exercise that varies needs a rule or as_if for each mistake"
-                raise SpecError(path, needs, exercise.id, f"mistakes[{index}]")
-            filled = variants.fill(mistake.template, {**names, "mistake": mistake.answer})
-            mistakes.append(replace(mistake, reasoning=filled))
-        exercise = replace(
-            exercise,
-            title=variants.fill(exercise.title, names),
-            prompt=variants.fill(exercise.prompt, names),
-            explanation=variants.fill(exercise.explanation, names),
-            mistakes=tuple(mistakes),
-        )
-    except variants.RuleError as error:
-        raise SpecError(path, str(error), exercise.id, "mistakes") from None
-    for values in variants.combinations(exercise)[1:]:
-        _check_variant(path, exercise, values)
-    return exercise
 
 
-def _check_variant(path: Path, exercise: Exercise, values: dict[str, float]) -> None:
-    """One variant must be answerable, and each of its mistakes outside the tolerance and apart from the rest."""
-    where = ", ".join(f"{control} = {format_number(value)}" for control, value in values.items())
-    try:
-        shown = variants.variant(exercise, values)
-    except (InvalidInput, variants.RuleError, ValueError, ArithmeticError) as error:
-        raise SpecError(path, f"with {where}: {error}", exercise.id, "vary") from None
-    if not math.isfinite(shown.answer):
-        raise SpecError(path, f"with {where} the lab shows no answer", exercise.id, "vary")
-    for index, mistake in enumerate(shown.mistakes):
-        if abs(mistake.answer - shown.answer) <= shown.tolerance:
-            raise SpecError(
-                path,
-                f"with {where} this mistake gives {format_number(mistake.answer)}, within the tolerance of the "
-                f"answer {format_number(shown.answer)}",
-                exercise.id,
-                f"mistakes[{index}]",
-            )
-        if any(abs(mistake.answer - other.answer) <= shown.tolerance for other in shown.mistakes[:index]):
-            same = f"with {where} this mistake gives the same number as an earlier one"
-            raise SpecError(path, same, exercise.id, f"mistakes[{index}]")
+def _in_order(place: Place, steps: tuple[Step, ...]) -> None:
+    """Exactly one step locks the prediction, and it comes before every step that runs the lab (one at least)."""
+    predicts = [i for i, step in enumerate(steps) if STEP_KINDS[step.kind].predicts]
+    runs = [i for i, step in enumerate(steps) if STEP_KINDS[step.kind].runs]
+    if len(predicts) != 1:
+        raise place.error("needs exactly one 'predict' step", "steps")
+    if not runs:
+        raise place.error("needs a 'run' step after 'predict'", "steps")
+    if runs[0] < predicts[0]:
+        raise place.error("'predict' must come before any 'run' step", "steps")
 
 
-def _step(path: Path, exercise: str, index: int, raw: object, lab: LabKind) -> Step:
-    where = f"steps[{index}]"
-    if raw in ("reset", "predict"):
-        return Step(kind=str(raw))
-    if isinstance(raw, dict) and len(raw) == 1:
-        ((kind, body),) = raw.items()
-        if kind == "set":
-            if not isinstance(body, dict) or len(body) != 1:
-                raise SpecError(path, "'set' takes one control: {name: value}", exercise, where)
-            ((control, value),) = body.items()
-            if control not in lab.controls:
-                raise SpecError(
-                    path,
-                    f"unknown control {control!r} for the {lab.name} lab; known: {', '.join(lab.controls)}",
-                    exercise,
-                    where,
-                )
-            if not isinstance(value, bool | str):  # on/off and choices as they are; the rest a number
-                value = _number(path, exercise, f"{where}.set.{control}", value)
-                if value.is_integer() and isinstance(lab.model.param[control], param.Integer):
-                    value = int(value)  # a bucket or a layer by its number
-            return Step(kind="set", control=control, value=value)
-        if kind == "run":
-            until = body.get("until") if isinstance(body, dict) else None
-            if until == "end":
-                return Step(kind="run", value=None)
-            value = _number(path, exercise, f"{where}.run.until", until)
-            if value <= 0:
-                raise SpecError(path, "must be a time above 0 or 'end'", exercise, f"{where}.run.until")
-            return Step(kind="run", value=value)
-    raise SpecError(
-        path,
-        f"unknown step {raw!r}; use reset, predict, set: {{control: value}} or run: {{until: …}}",
-        exercise,
-        where,
-    )
+def _prediction_kind(prediction: Mapping) -> PredictionKind:
+    """The kind the ``prediction:`` mapping asks for: the last registered kind that claims it."""
+    return next(kind for kind in reversed(PREDICTION_KINDS.values()) if kind.claims(prediction))
 
 
 def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, LabKind]) -> Exercise:
@@ -378,29 +136,21 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
     raw_steps = data["steps"]
     if not isinstance(raw_steps, list) or not raw_steps:
         raise SpecError(path, "must be a list of steps", exercise_id, "steps")
-    steps = _checked(
-        path, exercise_id, tuple(_step(path, exercise_id, i, raw, lab) for i, raw in enumerate(raw_steps)), lab
-    )
-    kinds_in_order = [s.kind for s in steps]
-    if kinds_in_order.count("predict") != 1:
-        raise SpecError(path, "needs exactly one 'predict' step", exercise_id, "steps")
-    first_run = kinds_in_order.index("run") if "run" in kinds_in_order else None
-    if first_run is None:
-        raise SpecError(path, "needs a 'run' step after 'predict'", exercise_id, "steps")
-    if first_run < kinds_in_order.index("predict"):
-        raise SpecError(path, "'predict' must come before any 'run' step", exercise_id, "steps")
+    place = Place(path, exercise_id)
+    steps = _steps(place, raw_steps, lab)
+    _in_order(place, steps)
     prediction = data["prediction"]
     if not isinstance(prediction, dict):
         raise SpecError(path, "must be a mapping with prompt, quantity and unit", exercise_id, "prediction")
-    is_choice = "choices" in prediction
-    for name in ("prompt", "quantity") if is_choice else ("prompt", "quantity", "unit"):
+    kind = _prediction_kind(prediction)
+    for name in ("prompt", "quantity", *kind.required):
         if name not in prediction:
             raise SpecError(path, "is missing", exercise_id, f"prediction.{name}")
-    unknown = set(prediction) - {"prompt", "quantity", "unit", "at", "choices"}
+    fields = {"prompt", "quantity", "at"}.union(*(k.fields for k in PREDICTION_KINDS.values()))
+    unknown = set(prediction) - fields
     if unknown:
-        raise SpecError(
-            path, "unknown field; known: at, choices, prompt, quantity, unit", exercise_id, f"prediction.{min(unknown)}"
-        )
+        known = ", ".join(sorted(fields))
+        raise SpecError(path, f"unknown field; known: {known}", exercise_id, f"prediction.{min(unknown)}")
     quantity = prediction["quantity"]
     if quantity not in lab.quantities:
         raise SpecError(
@@ -409,31 +159,18 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
             exercise_id,
             "prediction.quantity",
         )
-    if is_choice != (quantity in lab.choices):
-        needs = "is asked as a choice: give prediction.choices" if not is_choice else "is a number: drop choices"
+    needs = kind.mismatch(quantity, lab)
+    if needs:
         raise SpecError(path, f"{quantity!r} {needs}", exercise_id, "prediction.choices")
     at = prediction.get("at")
     if at is not None:
         at = _number(path, exercise_id, "prediction.at", at)
-        if is_choice or not lab.model.readable_at(quantity):
+        if not kind.timed or not lab.model.readable_at(quantity):
             raise SpecError(path, f"{quantity!r} cannot be read at a time", exercise_id, "prediction.at")
-    if is_choice:
-        choices = _choices(path, exercise_id, prediction["choices"], quantity, lab)
-        if "unit" in prediction or data.get("tolerance", 0) != 0:
-            raise SpecError(path, "a choice has no unit and no tolerance", exercise_id, "prediction.unit")
-        answer, tolerance, unit = _choice(path, exercise_id, "answer", data["answer"], choices), 0.0, ""
-    else:
-        choices = ()
-        if "tolerance" not in data:
-            raise SpecError(path, "is missing", exercise_id, "tolerance")
-        tolerance = _number(path, exercise_id, "tolerance", data["tolerance"])
-        if tolerance < 0:
-            raise SpecError(path, "must be 0 or more", exercise_id, "tolerance")
-        answer = _number(path, exercise_id, "answer", data["answer"])
-        unit = _text(path, exercise_id, "prediction.unit", prediction["unit"])
-    prompt_text = _text(path, exercise_id, "prediction.prompt", prediction["prompt"])
-    explanation = _text(path, exercise_id, "explanation", data["explanation"])
-    title = _text(path, exercise_id, "title", data["title"])
+    answer, tolerance, unit, choices = kind.parse(data, prediction, quantity, lab, place)
+    prompt_text = text(path, exercise_id, "prediction.prompt", prediction["prompt"])
+    explanation = text(path, exercise_id, "explanation", data["explanation"])
+    title = text(path, exercise_id, "title", data["title"])
     exercise = Exercise(
         id=exercise_id,
         title=title,
@@ -446,16 +183,17 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
         answer=answer,
         tolerance=tolerance,
         explanation=explanation,
-        mistakes=_mistakes(path, exercise_id, data.get("mistakes"), answer, tolerance, choices),
+        mistakes=parse_mistakes(place, data.get("mistakes"), kind, (answer, tolerance, choices)),
         choices=choices,
-        vary=() if is_choice else _vary(path, exercise_id, data.get("vary"), steps),
+        vary=parse_vary(path, exercise_id, data.get("vary"), steps) if kind.varies else (),
         prompt_template=prompt_text,
         explanation_template=explanation,
         title_template=title,
-        constants=_numbers_list(path, exercise_id, "constants", data.get("constants")),
-        ideas=_ideas(path, exercise_id, data.get("ideas")),
+        constants=numbers_list(path, exercise_id, "constants", data.get("constants")),
+        ideas=parse_ideas(path, exercise_id, data.get("ideas")),
+        prediction_kind=kind.name,
     )
-    if is_choice and data.get("vary") is not None:
+    if not kind.varies and data.get("vary") is not None:
         raise SpecError(path, "a choice exercise does not vary its numbers", exercise_id, "vary")
     for field, number in stray_numbers(exercise):
         raise SpecError(
@@ -465,29 +203,7 @@ def parse_exercise(path: Path, raw_yaml: str, lesson_lab: str, kinds: dict[str, 
             exercise_id,
             field,
         )
-    return _with_numbers(path, exercise)
-
-
-def _numbers_list(path: Path, exercise: str, name: str, raw: object) -> tuple[float, ...]:
-    """A list of numbers (``constants``); none when the field is left out."""
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
-        raise SpecError(path, f"must be a list of numbers, not {raw!r}", exercise, name)
-    return tuple(_number(path, exercise, f"{name}[{i}]", value) for i, value in enumerate(raw))
-
-
-IDEA_COUNT = 46
-"""How many ideas ``../shared/seed-coverage.md`` numbers (1 to 46)."""
-
-
-def _ideas(path: Path, exercise: str, raw: object) -> tuple[int, ...]:
-    """``ideas``: the numbers of the source texts' ideas the exercise predicts, each 1 to :data:`IDEA_COUNT`."""
-    numbers = _numbers_list(path, exercise, "ideas", raw)
-    for index, number in enumerate(numbers):
-        if number != int(number) or not 1 <= number <= IDEA_COUNT:
-            raise SpecError(path, f"must be whole numbers from 1 to {IDEA_COUNT}", exercise, f"ideas[{index}]")
-    return tuple(dict.fromkeys(int(number) for number in numbers))
+    return with_numbers(path, exercise)
 
 
 def slug_of(path: Path) -> str:
@@ -516,8 +232,8 @@ def parse_lesson(path: Path, kinds: dict[str, LabKind] | None = None) -> Lesson:
         If the front matter or any exercise is malformed.
     """
     kinds = lab_kinds() if kinds is None else kinds
-    text = path.read_text(encoding="utf-8")
-    match = _FRONT_MATTER.match(text)
+    source = path.read_text(encoding="utf-8")
+    match = _FRONT_MATTER.match(source)
     if not match:
         raise SpecError(path, "needs front matter between '---' lines at the top")
     try:
@@ -531,7 +247,7 @@ def parse_lesson(path: Path, kinds: dict[str, LabKind] | None = None) -> Lesson:
             raise SpecError(path, "is missing from the front matter", None, name)
     if meta["lab"] not in kinds:
         raise SpecError(path, f"unknown lab {meta['lab']!r}; known: {', '.join(kinds)}", None, "lab")
-    body = text[match.end() :]
+    body = source[match.end() :]
     parts: list[str | Exercise] = []
     seen: set[str] = set()
     position = 0
@@ -547,9 +263,9 @@ def parse_lesson(path: Path, kinds: dict[str, LabKind] | None = None) -> Lesson:
     return Lesson(
         slug=slug_of(path),
         path=path,
-        title=_text(path, None, "title", meta["title"]),
+        title=text(path, None, "title", meta["title"]),
         lab=meta["lab"],
-        summary=_text(path, None, "summary", meta["summary"]),
+        summary=text(path, None, "summary", meta["summary"]),
         parts=tuple(p for p in parts if not isinstance(p, str) or p.strip()),
     )
 

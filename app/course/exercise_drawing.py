@@ -1,46 +1,87 @@
 """What an exercise's card shows for the runner's state: steps, buttons, verdict, the class line.
 
 One job of the exercise (:class:`app.course.exercise.ExerciseRunner` keeps the steps and the verdict;
-:mod:`app.course.exercise_gate` tells the lab what it may do): pure functions of the runner's state
-that return the escaped HTML and labels :class:`app.course.exercise_card.ExerciseCard` draws.
+:mod:`app.course.exercise_gate` tells the lab what it may do): pure functions of a
+:class:`CardState` that return the escaped HTML and labels :class:`app.course.exercise_card.ExerciseCard` draws.
 """
 
 from __future__ import annotations
 
 import html
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from app.course.exercise_setup import SETUP_LABEL, setup_pending
 from app.course.exercise_words import amount_html, describe_step, play_buttons
+from app.course.kinds import prediction_kind
+from app.course.spec import Exercise
 from app.course.variants import RETRY_LABEL, variant_name
 
-if TYPE_CHECKING:
-    from app.course.exercise import ExerciseRunner
+
+@dataclass(frozen=True)
+class CardState:
+    """What an exercise's card shows depends on: the runner's state, taken once per drawing.
+
+    Attributes
+    ----------
+    exercise, written : Exercise
+        The exercise as asked (a variant) and as the lesson writes it.
+    model_class : type
+        The lab's model class (control labels, the buttons' names).
+    key : str
+        The exercise's progress key (``lesson/exercise``).
+    progress : ProgressStore
+        This browser's finished exercises (the note under the steps).
+    classroom : ClassShare or None
+        The session's class when the class is on.
+    """
+
+    exercise: Exercise
+    written: Exercise
+    model_class: type
+    key: str
+    progress: Any
+    classroom: Any
+    heading_level: int
+    active: bool
+    finished: bool
+    locked: bool
+    correct: bool
+    current: int
+    prediction: float | None
+    shown: float | None
+    notice: str
+    advice: str
+    class_note: str
+    class_result: str
+    new_round: bool
+    retries: int
+    has_lab: bool
 
 
-def card_fields(runner: ExerciseRunner) -> dict[str, Any]:
-    """Every field of the card for ``runner``'s state now, to be sent in one message."""
+def card_fields(state: CardState) -> dict[str, Any]:
+    """Every field of the card for ``state``, to be sent in one message."""
     return {
-        "active": runner.active,
-        "steps_html": steps_html(runner),
-        "locked": runner.locked,
-        "start_label": start_label(runner),
-        "setup_label": setup_label(runner),
-        "retry_label": RETRY_LABEL if runner.active and runner.finished and runner.written.vary else "",
-        "class_html": class_html(runner),
-        "class_news": class_news(runner),
-        "resume": resume_state(runner),
-        **feedback(runner),
+        "active": state.active,
+        "steps_html": steps_html(state),
+        "locked": state.locked,
+        "start_label": start_label(state),
+        "setup_label": setup_label(state),
+        "retry_label": RETRY_LABEL if state.active and state.finished and state.written.vary else "",
+        "class_html": class_html(state),
+        "class_news": class_news(state),
+        "resume": resume_state(state),
+        **feedback(state),
     }
 
 
-def resume_state(runner: ExerciseRunner) -> dict[str, Any]:
+def resume_state(state: CardState) -> dict[str, Any]:
     """What a reload needs to bring the running exercise back as it was; {} while it is not running.
 
     Parameters
     ----------
-    runner : ExerciseRunner
-        The exercise.
+    state : CardState
+        The exercise now.
 
     Returns
     -------
@@ -48,100 +89,121 @@ def resume_state(runner: ExerciseRunner) -> dict[str, Any]:
         ``exercise`` (its id), ``variant`` (:func:`~app.course.variants.variant_name`, or ""),
         ``retries`` (how many new numbers were asked: the next retry's place in the browser's order),
         ``setup`` (its Reset and settings done) and ``locked`` (the prediction as entered, or "").
-        The page sends it back after a reload; :meth:`ExerciseRunner.resume` checks every field.
+        The page sends it back after a reload; :func:`app.course.exercise_resume.resume_plan` checks
+        every field.
     """
-    if not runner.active:
+    if not state.active:
         return {}
     return {
-        "exercise": runner.written.id,
-        "variant": variant_name(runner.exercise) or "",
-        "retries": runner.retries,
-        "setup": runner.lab is not None and not setup_pending(runner.exercise, runner.current),
-        "locked": runner.exercise.as_entered(runner.prediction) if runner.locked else "",
+        "exercise": state.written.id,
+        "variant": variant_name(state.exercise) or "",
+        "retries": state.retries,
+        "setup": state.has_lab and not setup_pending(state.exercise, state.current),
+        "locked": state.exercise.as_entered(state.prediction) if state.locked else "",
     }
 
 
-def start_label(runner: ExerciseRunner) -> str:
+def start_label(state: CardState) -> str:
     """The card's button: "Start this exercise", then none until a verdict, then "Try again".
 
     A class's new round for a shared prediction offers "Try again" before the verdict too.
     """
-    if not runner.active:
+    if not state.active:
         return "Start this exercise"
-    return "Try again" if runner.finished or runner.new_round else ""
+    return "Try again" if state.finished or state.new_round else ""
 
 
-def setup_label(runner: ExerciseRunner) -> str:
+def setup_label(state: CardState) -> str:
     """The card's "Set up the lab" button while the exercise's setup is not done, else '' (none)."""
-    if not runner.active or runner.finished or runner.lab is None:
+    if not state.active or state.finished or not state.has_lab:
         return ""
-    return SETUP_LABEL if setup_pending(runner.exercise, runner.current) else ""
+    return SETUP_LABEL if setup_pending(state.exercise, state.current) else ""
 
 
-def class_html(runner: ExerciseRunner) -> str:
+def class_html(state: CardState) -> str:
     """The class line: that predictions are shared, whether this one was, and the class after a reveal."""
-    if runner.classroom is None:
+    if state.classroom is None:
         return ""
-    lines = [runner.class_note or ("" if runner.locked else runner.classroom.notice_text)]
-    if runner.class_result:
-        lines.append(runner.class_result)
+    lines = [state.class_note or ("" if state.locked else state.classroom.notice_text)]
+    if state.class_result:
+        lines.append(state.class_result)
     return "".join(f"<p>{html.escape(line)}</p>" for line in lines if line)
 
 
-def class_news(runner: ExerciseRunner) -> str:
+def class_news(state: CardState) -> str:
     """The line a docked card shows when the class moves: a new round's note, else the revealed result."""
-    if runner.classroom is None:
+    if state.classroom is None:
         return ""
-    return runner.class_note if runner.new_round else runner.class_result
+    return state.class_note if state.new_round else state.class_result
 
 
-def steps_html(runner: ExerciseRunner) -> str:
+def steps_html(state: CardState) -> str:
     """The heading, prompt, steps (ticked and current), and any notice, as escaped HTML."""
-    spec = runner.exercise
+    spec = state.exercise
     items = []
     for index, step in enumerate(spec.steps):
-        text = html.escape(describe_step(step, runner.model_class, choice=bool(spec.choices)))
-        if runner.active and index < runner.current:
+        text = html.escape(describe_step(step, state.model_class, prediction_kind(spec)))
+        if state.active and index < state.current:
             items.append(f'<li class="done">✓ {text}<span class="sr-only"> (done)</span></li>')
-        elif runner.active and index == runner.current:
+        elif state.active and index == state.current:
             items.append(f'<li class="current">{text}<span class="sr-only"> (next)</span></li>')
         else:
             items.append(f"<li>{text}</li>")
     parts = [
-        f"<h{runner.heading_level}>Exercise: {html.escape(spec.title)}</h{runner.heading_level}>"
+        f"<h{state.heading_level}>Exercise: {html.escape(spec.title)}</h{state.heading_level}>"
         f"<p>{html.escape(spec.prompt)}</p>",
         f'<ol class="steps" aria-label="Steps">{"".join(items)}</ol>',
     ]
-    if runner.notice:
-        parts.append(f'<p role="alert" class="field-error">{html.escape(runner.notice)}</p>')
-    if runner.advice and runner.advice != runner.notice:  # announced beside Play; here for whoever reads the card
-        parts.append(f'<p class="setup-note">{html.escape(runner.advice)}</p>')
-    if runner.active and not runner.locked:
-        buttons, agree = play_buttons(runner.model_class)
+    if state.notice:
+        parts.append(f'<p role="alert" class="field-error">{html.escape(state.notice)}</p>')
+    if state.advice and state.advice != state.notice:  # announced beside Play; here for whoever reads the card
+        parts.append(f'<p class="setup-note">{html.escape(state.advice)}</p>')
+    if state.active and not state.locked:
+        buttons, agree = play_buttons(state.model_class)
         parts.append(f'<p class="gate">{buttons} stay{agree} off until you lock a prediction.</p>')
-    parts.append(runner.progress.card_note_html(runner.key, runner.finished))
+    parts.append(state.progress.card_note_html(state.key, state.finished))
     return "".join(parts)
 
 
-def feedback(runner: ExerciseRunner) -> dict[str, str]:
+def feedback(state: CardState) -> dict[str, str]:
     """The verdict, its style and the explanation; all empty until the exercise has finished."""
-    if not runner.finished:
+    if not state.finished:
         return {"feedback_html": "", "verdict": "", "explanation_html": ""}
-    spec = runner.exercise
-    verdict = "Correct" if runner.correct else "Not quite"
+    spec = state.exercise
+    verdict = "Correct" if state.correct else "Not quite"
     explanation = f"<strong>Why:</strong> {html.escape(spec.explanation)}"
-    slip = None if runner.correct else spec.mistake_for(runner.prediction)
+    slip = None if state.correct else spec.mistake_for(state.prediction)
     if slip is not None:  # name the reasoning that gives this very number
         explanation = (
-            f"<p><strong>Where that {'choice' if spec.choices else 'number'} comes from:</strong> "
+            f"<p><strong>Where that {prediction_kind(spec).noun} comes from:</strong> "
             f"{html.escape(slip.reasoning)}</p>{explanation}"
         )
     predicted, shown = (
-        amount_html(runner.exercise, runner.prediction, exact=True),
-        amount_html(runner.exercise, runner.shown),
+        amount_html(state.exercise, state.prediction, exact=True),
+        amount_html(state.exercise, state.shown),
     )
     return {
         "feedback_html": f"{verdict}: you predicted {predicted}, and the lab shows {shown}.",
-        "verdict": "correct" if runner.correct else "wrong",
+        "verdict": "correct" if state.correct else "wrong",
         "explanation_html": explanation,
     }
+
+
+def progress_shown(event: Any, key: str, finished: bool) -> bool:
+    """Whether a change of this browser's progress changes what exercise ``key``'s card shows.
+
+    A page has nine or so exercises and progress is one store: a verdict, or the browser's stored
+    progress arriving, would otherwise have every card worked out again to show the same.
+
+    Parameters
+    ----------
+    event : param.parameterized.Event
+        A change of the store's ``completed`` or ``kept``.
+    key : str
+        The exercise's progress key.
+    finished : bool
+        Whether the exercise is judged (only a judged card says its progress is not kept).
+    """
+    if event.name == "completed":
+        return (event.old or {}).get(key) != (event.new or {}).get(key)
+    return event.name != "kept" or finished

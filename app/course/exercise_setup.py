@@ -1,16 +1,17 @@
 """An exercise's setup: the Reset and settings before its prediction, what the lab lacks of them, and applying them.
 
-An exercise's steps start with the scene it asks about (``reset``, then ``set`` steps), then the
-prediction, then the run. A student who locks a prediction and presses Play without the scene runs
-the lab as it is, and the run can never be judged; the exercise then says, beside Play and in its
-card, what differs (:func:`setup_advice`), and its "Set up the lab" button puts the scene in place in
-one press (:func:`apply_setup`), as a PhET screen opens in its starting state.
+An exercise's steps start with the scene it asks about (``reset``, then ``set`` steps: the kinds
+whose :attr:`~app.course.kinds.StepKind.setup` is true), then the prediction, then the run. A student
+who locks a prediction and presses Play without the scene runs the lab as it is, and the run can
+never be judged; the exercise then says, beside Play and in its card, what differs
+(:func:`setup_advice`), and its "Set up the lab" button puts the scene in place in one press
+(:func:`apply_setup`), as a PhET screen opens in its starting state.
 """
 
 from __future__ import annotations
 
-from app.course.content import Exercise, Step
-from app.course.exercise_words import same, shown_setting
+from app.course.kinds import same, shown_setting, step_kind
+from app.course.spec import Exercise, Step
 from labs.timed import TimedModel
 
 SETUP_LABEL = "Set up the lab"
@@ -28,11 +29,11 @@ def setup_steps(exercise: Exercise) -> tuple[Step, ...]:
     Returns
     -------
     tuple of Step
-        Its ``reset`` and ``set`` steps that come before its ``predict`` step, in order.
+        Its setup steps that come before the step that locks the prediction, in order.
     """
-    kinds = [step.kind for step in exercise.steps]
-    end = kinds.index("predict") if "predict" in kinds else len(kinds)
-    return tuple(step for step in exercise.steps[:end] if step.kind in ("reset", "set"))
+    steps = exercise.steps
+    end = next((i for i, step in enumerate(steps) if step_kind(step).predicts), len(steps))
+    return tuple(step for step in steps[:end] if step_kind(step).setup)
 
 
 def setup_pending(exercise: Exercise, current: int) -> bool:
@@ -58,20 +59,8 @@ def setup_gaps(model: TimedModel, exercise: Exercise, current: int) -> list[str]
         For example ``["Reset not pressed", "Arrival rate λ is 1 (this exercise needs 4)"]``;
         empty when every setup step is done.
     """
-    gaps: list[str] = []
-    for index, step in enumerate(setup_steps(exercise)):
-        if index < current:
-            continue
-        if step.kind == "reset":
-            gaps.append("Reset not pressed")
-            continue
-        now = getattr(model, step.control)
-        if same(now, step.value):
-            continue
-        label = model.param[step.control].label
-        is_now, needed = (shown_setting(step.control, value, type(model)) for value in (now, step.value))
-        gaps.append(f"{label} is {is_now} (this exercise needs {needed})")
-    return gaps
+    gaps = (step_kind(step).gap(step, model) for step in setup_steps(exercise)[current:])
+    return [gap for gap in gaps if gap]
 
 
 def setup_advice(model: TimedModel, exercise: Exercise, current: int, played: bool, run_words: str) -> str:
@@ -113,8 +102,35 @@ def apply_setup(lab: object, exercise: Exercise) -> None:
         The exercise.
     """
     steps = setup_steps(exercise)
-    if any(step.kind == "reset" for step in steps):
-        lab.reset_lab()
-    for step in steps:
-        if step.kind == "set" and not same(getattr(lab.model, step.control), step.value):
-            lab.model.param.update({step.control: step.value})
+    resets = [step for step in steps if step_kind(step).by_reset]
+    for step in [*resets[:1], *(step for step in steps if not step_kind(step).by_reset)]:
+        step_kind(step).apply(step, lab)
+
+
+def changed_setting(model: TimedModel, exercise: Exercise) -> str:
+    """At the verdict: the first setting the steps asked for that the lab no longer has, in words, or ''.
+
+    Parameters
+    ----------
+    model : TimedModel
+        The lab's model once every step is done.
+    exercise : Exercise
+        The exercise (the last step to set each control is the value it needs).
+
+    Returns
+    -------
+    str
+        For example "Arrival rate λ is 2 now, but this exercise needs 4. Set it back to see the comparison."
+    """
+    wanted: dict[str, object] = {}
+    for step in exercise.steps:
+        setting = step_kind(step).wanted(step)
+        if setting is not None:
+            wanted[setting[0]] = setting[1]
+    for control, value in wanted.items():
+        now = getattr(model, control)
+        if not same(now, value):
+            label = model.param[control].label
+            is_now, needed = (shown_setting(control, v, type(model)) for v in (now, value))
+            return f"{label} is {is_now} now, but this exercise needs {needed}. Set it back to see the comparison."
+    return ""

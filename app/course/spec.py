@@ -62,7 +62,8 @@ class Step:
     Attributes
     ----------
     kind : str
-        ``"reset"``, ``"set"``, ``"predict"`` or ``"run"``.
+        The name of its kind in :data:`app.course.kinds.STEP_KINDS`: ``"reset"``, ``"set"``,
+        ``"predict"`` or ``"run"`` in the course, each an object that reads, checks and says it.
     control : str, optional
         For ``set``: the control's parameter name.
     value : float, bool or str, optional
@@ -137,6 +138,8 @@ class Exercise:
     """The numbers a varying exercise's text may carry as written: the same in every variant."""
     ideas: tuple[int, ...] = ()
     """The source texts' ideas this exercise asks the student to predict (``../shared/seed-coverage.md``)."""
+    prediction_kind: str = "number"
+    """How the student predicts: the name of a kind in :data:`app.course.kinds.PREDICTION_KINDS`."""
 
     def choice_text(self, value: float) -> str:
         """The text of the choice with index ``value`` (a choice exercise's prediction or reading)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from app.course.kinds import step_kind
 from app.course.spec import Exercise
 
 _PLACEHOLDER = re.compile(r"\{[^{}]+\}")
@@ -50,11 +51,9 @@ def written_step_numbers(exercise: Exercise) -> Iterator[tuple[str, float]]:
     """Each number the exercise's steps and reading time carry that no variant changes, with its field."""
     varied = {control for combo in exercise.vary for control, _ in combo}
     for index, step in enumerate(exercise.steps):
-        number = isinstance(step.value, int | float) and not isinstance(step.value, bool)
-        if step.kind == "set" and number and step.control not in varied:
-            yield f"steps[{index}]", float(step.value)
-        elif step.kind == "run" and step.value is not None:
-            yield f"steps[{index}]", float(step.value)
+        if step.control is None or step.control not in varied:
+            for number in step_kind(step).numbers(step):
+                yield f"steps[{index}]", number
     if exercise.at is not None:
         yield "prediction.at", float(exercise.at)
 

@@ -31,6 +31,7 @@ from dataclasses import replace
 from functools import lru_cache
 
 from app.course.catalog import lab_kinds
+from app.course.kinds import step_kind
 from app.course.spec import Exercise, Mistake, Step
 from labs.numbers import format_number
 from labs.timed import TimedModel
@@ -134,15 +135,7 @@ def run_steps(exercise: Exercise, as_if: Mapping[str, float] | None = None) -> T
     """
     model = lab_kinds()[exercise.lab].model()
     for step in exercise.steps:
-        if step.kind == "reset":
-            model.reset()
-        elif step.kind == "set":
-            model.apply(step.control, step.value)
-        elif step.kind == "run":
-            while not (model.at_end if step.value is None else model.t >= step.value):
-                model.pause_at = step.value
-                model.step()
-            model.pause_at = None
+        step_kind(step).play(step, model)
     for control, value in (as_if or {}).items():
         model.apply(control, value)
     return model
@@ -245,9 +238,7 @@ def variant(exercise: Exercise, values: Mapping[str, float]) -> Exercise:
         Steps, prompt, answer, tolerance, mistakes and explanation for these numbers (same id).
     """
     steps = tuple(
-        Step(kind="set", control=step.control, value=values[step.control])
-        if step.kind == "set" and step.control in values and _first_set(exercise, step)
-        else step
+        replace(step, value=values[step.control]) if step.control in values and _first_set(exercise, step) else step
         for step in exercise.steps
     )
     shaped = replace(exercise, steps=steps)
@@ -272,14 +263,16 @@ def variant(exercise: Exercise, values: Mapping[str, float]) -> Exercise:
 
 
 def _first_set(exercise: Exercise, step: Step) -> bool:
-    """Whether ``step`` is the first ``set`` of its control (a later one is the experiment's edit)."""
-    return next(s for s in exercise.steps if s.kind == "set" and s.control == step.control) is step
+    """Whether ``step`` is the first to set its control (a later one is the experiment's edit)."""
+    if step_kind(step).wanted(step) is None:
+        return False
+    return next(s for s in exercise.steps if step_kind(s).wanted(s) and s.control == step.control) is step
 
 
 def combinations(exercise: Exercise) -> list[dict[str, float]]:
     """Every combination of numbers the exercise may ask with, the lesson's own first."""
     controls = sorted({control for combo in exercise.vary for control, _ in combo})
-    own = {step.control: step.value for step in exercise.steps if step.kind == "set" and _first_set(exercise, step)}
+    own = {step.control: step.value for step in exercise.steps if _first_set(exercise, step)}
     first = {control: own[control] for control in controls}
     others = [dict(combo) for combo in exercise.vary]
     return [first, *(combo for combo in others if combo != first)]

@@ -28,7 +28,7 @@ from pathlib import Path
 from panel.custom import JSComponent
 
 from app.web.delivery.browser_code import script
-from labs.ui.palette import inline
+from labs.ui import stylesheet
 
 ASSETS = Path(__file__).parent / "assets"
 
@@ -38,28 +38,7 @@ CONNECTION_PARTS = ("state.js", "page.js", "lockout.js", "saved.js", "notice.js"
 # Sent to every page in its session document: the comment lines stay in the files, not on the wire.
 CONNECTION_JS = script(*(ASSETS / "connection" / part for part in CONNECTION_PARTS))
 
-CONNECTION_CSS = inline("""
-:host { width: 0; height: 0; margin: 0; overflow: visible; }
-.connection {
-  position: fixed; left: 0; right: 0; bottom: 0; z-index: 10000;
-  display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px;
-  box-sizing: border-box; max-height: 50vh; overflow-y: auto; padding: 10px 16px;
-  background: var(--ol-notice-background); color: var(--ol-notice-ink); border-top: 4px solid var(--ol-error-red);
-  box-shadow: 0 -2px 8px rgba(0, 0, 0, 0.25);
-  font: 1rem/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; white-space: normal; text-align: left;
-}
-.connection[hidden], .connection button[hidden] { display: none; }
-.connection p { flex: 1 1 260px; margin: 0; max-width: 70ch; }
-.connection button {
-  font: inherit; font-weight: 600; padding: 6px 18px; border-radius: 4px; cursor: pointer;
-  background: var(--ol-card-button-blue); color: var(--ol-white); border: 1px solid var(--ol-card-button-edge);
-}
-.connection button:hover { background: var(--ol-card-button-edge); }
-.connection:focus-visible, .connection button:focus-visible {
-  outline: 3px solid var(--ol-focus-orange); outline-offset: 2px;
-}
-.connection:focus:not(:focus-visible) { outline: none; }
-""")
+CONNECTION_CSS = stylesheet(ASSETS / "connection.css")
 
 
 class ConnectionWatch(JSComponent):

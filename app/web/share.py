@@ -29,7 +29,7 @@ from panel.custom import JSComponent
 
 from app.web.delivery.browser_code import script
 from app.web.frame_headers import EMBED_PREFIX
-from labs.ui.palette import inline
+from labs.ui import stylesheet
 
 PUBLIC_URL_ENV = "PUBLIC_URL"
 """The environment variable read for the public URL (``python -m app --public-url`` and ``panel serve``)."""
@@ -37,26 +37,7 @@ PUBLIC_URL_ENV = "PUBLIC_URL"
 SHARE_JS = script(Path(__file__).parent / "assets" / "share.js")
 """The share widget's browser code: plain functions (``shareWidget``), put in front of a component's module."""
 
-SHARE_CSS = inline("""
-.share { margin: 4px 0; max-width: 100%; }
-.share button { font: inherit; padding: 8px 16px; min-height: 44px; min-width: 44px; border-radius: 4px;
-  cursor: pointer; border: 1px solid var(--ol-card-button-edge); background: var(--ol-white);
-  color: var(--ol-card-button-edge); }
-.share :focus-visible { outline: 3px solid var(--ol-focus-orange); outline-offset: 2px; }
-.share-panel { margin-top: 8px; padding: 4px 12px; max-width: 44rem; box-sizing: border-box;
-  border: 1px solid var(--ol-input-edge); border-radius: 6px; background: var(--ol-white); color: var(--ol-navy); }
-.share-panel[hidden] { display: none; }
-.share.over { position: relative; }
-.share.over .share-panel { position: absolute; z-index: 30; left: 0; top: 100%; width: min(44rem, calc(100vw - 24px));
-  box-shadow: 0 4px 12px rgba(0, 0, 0, 0.25); }
-.share-field { display: flex; flex-wrap: wrap; gap: 4px 8px; align-items: flex-end; margin: 8px 0; }
-.share-field label { flex: 1 0 100%; font-size: 0.9rem; }
-.share-field input, .share-field textarea { flex: 1 1 14rem; min-width: 0; min-height: 44px; box-sizing: border-box;
-  padding: 8px; font: inherit; font-size: 0.9rem; border: 1px solid var(--ol-input-edge); border-radius: 4px; }
-.share-field textarea { font-family: ui-monospace, monospace; resize: vertical; }
-.share-note, .share-status { margin: 6px 0; font-size: 0.92rem; }
-.share-status:empty { display: none; }
-""")
+SHARE_CSS = stylesheet(Path(__file__).parent / "assets" / "share.css")
 """The widget's style, in each shadow root that draws it (the lab page's button, the lesson text)."""
 
 _settings = {"public_url": None, "own_server": False}

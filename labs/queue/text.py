@@ -8,14 +8,21 @@ from __future__ import annotations
 
 import html
 import re
+from pathlib import Path
 
 import numpy as np
 
 from labs.numbers import fixed, fixed_apart, nice_at_least
 from labs.queue.model import QueueModel
-from labs.ui.palette import MUTED_GREY, PURPLE
+from labs.ui import stylesheet
 from labs.ui.playback import escape, revealed
 from labs.ui.plot_text import PlotText, path_words
+
+ASSETS = Path(__file__).parent / "assets"
+# The M/M/1 box's inline styles (each file holds declarations only): its box, heading and assumptions.
+MM1_BOX, MM1_HEADING, MM1_NOTE = (
+    stylesheet(ASSETS / f"mm1_{part}.css", compact=True) for part in ("box", "heading", "note")
+)
 
 UNITS = {
     "arrival_rate": "units/s",
@@ -286,10 +293,9 @@ def mm1_html(model: QueueModel, hide: bool = False) -> str:
     if model.arrivals_stop is not None:
         body += "<p>The M/M/1 reference assumes arrivals never stop: the stop time is not part of it.</p>"
     return (
-        f'<section aria-label="M/M/1 reference" style="border:1px dashed {PURPLE};border-radius:6px;'
-        'padding:4px 12px;font-size:0.95rem;line-height:1.4">'
-        f'<h3 style="margin:4px 0;font-size:1.05rem">M/M/1 reference</h3>{body}'
-        f'<p style="font-size:0.875rem;color:{MUTED_GREY};margin:4px 0">Assumptions: {MM1_ASSUMPTIONS}</p>'
+        f'<section aria-label="M/M/1 reference" style="{MM1_BOX}">'
+        f'<h3 style="{MM1_HEADING}">M/M/1 reference</h3>{body}'
+        f'<p style="{MM1_NOTE}">Assumptions: {MM1_ASSUMPTIONS}</p>'
         "</section>"
     )
 

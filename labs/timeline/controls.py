@@ -9,86 +9,44 @@ from __future__ import annotations
 
 import param
 
-from labs.numbers import nice_at_most
 from labs.timed import InvalidInput, TimedModel, format_number
-from labs.timeline.buckets import FIRST_ITERATION as FIRST_LAYOUT
-from labs.timeline.buckets import REBUILT, REBUILT_SMALL_LAST, REGISTRATION
-from labs.timeline.layers import MAX_LAYERS, cap_to_bytes, format_layers, parse_layers, to_bytes
+from labs.timeline.choices import (
+    AFTER_REBUILD,
+    DEFAULT_CAPS,
+    FIND_UNUSED,
+    FIRST_ITERATION,
+    ITERATIONS,
+    LIBRARIES,
+    MPI_NO_PROGRESS,
+    MPI_PROGRESS,
+    NCCL,
+    NONE,
+    default_step_end,
+    layers_kept,
+    layout_of,
+    nice_step,
+    numbered,
+    parse_numbered,
+    parse_switch,
+)
+from labs.timeline.layers import MAX_LAYERS, format_layers, parse_layers
 from labs.timeline.presets import CUSTOM, EQUAL_LAYERS, PRESETS, preset_layers
-from labs.timeline.schedule import step_schedule
 
-AFTER_REBUILD = "After the bucket rebuild (iteration 2 on)"
-FIRST_ITERATION = "First iteration (one bucket)"
-FIND_UNUSED = "find_unused_parameters=True (registration order, never rebuilt)"
-ITERATIONS = (AFTER_REBUILD, FIRST_ITERATION, FIND_UNUSED)
-NCCL = "NCCL (moves the bytes itself)"
-MPI_PROGRESS = "MPI with a progress thread"
-MPI_NO_PROGRESS = "MPI without a progress thread"
-LIBRARIES = (NCCL, MPI_PROGRESS, MPI_NO_PROGRESS)
-"""The Communication library choices: only MPI without a progress thread changes the schedule."""
-LAYOUT_OF = {AFTER_REBUILD: REBUILT, FIRST_ITERATION: FIRST_LAYOUT, FIND_UNUSED: REGISTRATION}
-"""The bucket layout (:mod:`labs.timeline.schedule`) each Iteration choice shows."""
-
-
-def layout_of(iteration: str, last_bucket_cap: bool = False) -> str:
-    """The bucket layout an Iteration choice shows, with or without ``DDP_SET_LAST_BUCKET_CAP=1``.
-
-    The variable acts only in ``Reducer::rebuild_buckets``: the first iteration's one bucket and the
-    never-rebuilt layout of ``find_unused_parameters=True`` stay as they are.
-
-    Parameters
-    ----------
-    iteration : str
-        One of :data:`ITERATIONS`.
-    last_bucket_cap : bool, optional
-        Whether ``DDP_SET_LAST_BUCKET_CAP=1`` is set.
-
-    Returns
-    -------
-    str
-        One of :data:`labs.timeline.buckets.LAYOUTS`.
-    """
-    if last_bucket_cap and iteration == AFTER_REBUILD:
-        return REBUILT_SMALL_LAST
-    return LAYOUT_OF[iteration]
-
-
-DEFAULT_CAPS = (1.0, 25.0)
-"""DDP's caps when ``bucket_cap_mb`` is not given: a 1 MiB first bucket, 25 MiB after it."""
-
-NONE = "none"
-"""How the Missing event and Rank skips a gradient choices read when off."""
-
-LAYERS_KEPT_CHARS = 60
-"""The longest Layers text a refusal quotes as kept; longer ones are counted ("the previous 24 layers")."""
-
-_ON = frozenset({"on", "yes", "true", "1", "checked"})
-_OFF = frozenset({"off", "no", "false", "0", "unchecked"})
-
-
-def nice_step(duration: float) -> float:
-    """The largest 1, 2 or 5 × 10^k that is at most a tenth of ``duration`` (10 to 25 Steps).
-
-    Parameters
-    ----------
-    duration : float
-        A positive time.
-
-    Returns
-    -------
-    float
-        The step size.
-    """
-    return nice_at_most(duration / 10, slack=1e-12)
-
-
-def _default_step_end() -> float:
-    sizes, times = parse_layers(preset_layers(EQUAL_LAYERS))
-    return step_schedule(to_bytes(sizes), times, cap_to_bytes(1.0), cap_to_bytes(25.0), 8, 10.0, 0.0).step_end
-
-
-def _numbered(word: str, value: int | None) -> str:
-    return NONE if value is None else f"{word} {value}"
+__all__ = [
+    "AFTER_REBUILD",
+    "DEFAULT_CAPS",
+    "FIND_UNUSED",
+    "FIRST_ITERATION",
+    "ITERATIONS",
+    "LIBRARIES",
+    "MPI_NO_PROGRESS",
+    "MPI_PROGRESS",
+    "NCCL",
+    "NONE",
+    "TimelineControls",
+    "layout_of",
+    "nice_step",
+]
 
 
 class TimelineControls(TimedModel):
@@ -151,13 +109,13 @@ class TimelineControls(TimedModel):
         doc="Elapsed time in ms since this rank's backward began; never past the horizon.",
     )
     step_size = param.Number(
-        default=nice_step(_default_step_end()),
+        default=nice_step(default_step_end()),
         bounds=(0.0, None),
         inclusive_bounds=(False, True),
         doc="Derived, kept in step with the controls: how far one Step advances t, in ms.",
     )
     horizon = param.Number(
-        default=_default_step_end(),
+        default=default_step_end(),
         bounds=(0.0, None),
         inclusive_bounds=(False, True),
         doc="Derived, kept in step with the controls: the end of what is drawn in ms, where Step and Play stop.",
@@ -318,7 +276,7 @@ class TimelineControls(TimedModel):
         ),
     )
 
-    # ----- controls ------------------------------------------------------------------------------
+    # ----- controls (``apply``, as TimedModel's, sets a control from what ``parse`` gives, keeping t) ---
 
     def parse(self, name: str, raw: object) -> float | str | int | bool | None:
         """Turn what a student typed or chose into a valid value for control ``name``, or refuse it.
@@ -347,11 +305,11 @@ class TimelineControls(TimedModel):
             If the value is refused; the message says why and what is kept.
         """
         if name == "layers":
-            return format_layers(*parse_layers(raw, kept=self._layers_kept()))
+            return format_layers(*parse_layers(raw, kept=layers_kept(self.layers)))
         if name in self.numbered_choices:
-            return self._parse_numbered(name, raw)
+            return parse_numbered(self, name, raw)
         if name in self.switch_controls:
-            return self._parse_switch(name, raw)
+            return parse_switch(self, name, raw)
         if name in self.choice_controls:
             label = self.param[name].label
             current = getattr(self, name)
@@ -376,42 +334,6 @@ class TimelineControls(TimedModel):
             )
         return value
 
-    def _layers_kept(self) -> str:
-        """What a Layers refusal says is kept: the layers themselves when they fit on a line.
-
-        The refused text stays in the field, so the message is where the student reads what holds.
-        """
-        count = self.layers.count(":")
-        if len(self.layers) <= LAYERS_KEPT_CHARS:
-            return f"kept {self.layers}"
-        return f"kept the previous {count} layers"
-
-    def _parse_numbered(self, name: str, raw: object) -> int | None:
-        word = self.numbered_choices[name]
-        label = self.param[name].label
-        count = self.bucket_count if word == "bucket" else self.layer_count
-        kept = f"kept {self.choice_text(name)}"
-        if raw is None or (isinstance(raw, str) and raw.strip().lower() in {NONE, ""}):
-            return None
-        text = raw.strip().lower().removeprefix(word).strip() if isinstance(raw, str) else raw
-        if isinstance(text, bool) or not (isinstance(text, int) or (isinstance(text, str) and text.isdigit())):
-            raise InvalidInput(
-                f"{label}: {str(raw).strip()!r} is not a choice; choose none or a {word} by number; {kept}."
-            )
-        number = int(text)
-        if not 1 <= number <= count:
-            raise InvalidInput(f"{label}: there is no {word} {number}; this step has {count} {word}s; {kept}.")
-        return number
-
-    def _parse_switch(self, name: str, raw: object) -> bool:
-        if isinstance(raw, bool):
-            return raw
-        text = str(raw).strip().lower()
-        if text in _ON or text in _OFF:
-            return text in _ON
-        state = "on" if getattr(self, name) else "off"
-        raise InvalidInput(f"{self.param[name].label}: {str(raw).strip()!r} is neither on nor off; kept {state}.")
-
     def choice_text(self, name: str) -> str:
         """A numbered choice as its select shows it: ``"none"``, ``"bucket 2"``, ``"layer 5"``.
 
@@ -425,7 +347,7 @@ class TimelineControls(TimedModel):
         str
             The option's text.
         """
-        return _numbered(self.numbered_choices[name], getattr(self, name))
+        return numbered(self.numbered_choices[name], getattr(self, name))
 
     def choice_options(self, name: str) -> list[str]:
         """Every option a numbered choice has now: ``"none"``, then each bucket or layer.
@@ -443,28 +365,6 @@ class TimelineControls(TimedModel):
         word = self.numbered_choices[name]
         count = self.bucket_count if word == "bucket" else self.layer_count
         return [NONE, *(f"{word} {k}" for k in range(1, count + 1))]
-
-    def apply(self, name: str, raw: object) -> float | str | int | bool | None:
-        """Set control ``name`` from typed text, a number or a choice, keeping t; refuse bad input.
-
-        Parameters
-        ----------
-        name : str
-            The parameter name of a control listed in ``controls``.
-        raw : object
-            The typed text, a number, a choice or a switch's state.
-
-        Returns
-        -------
-        float, str, int, bool or None
-            The value now in force (Layers written the standard way).
-
-        Raises
-        ------
-        InvalidInput
-            If the value is refused; nothing changes then.
-        """
-        return super().apply(name, raw)
 
     def choose_preset(self, name: str) -> str:
         """Choose a preset network for the "Model" choice: its layers replace the Layers field.

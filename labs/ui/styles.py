@@ -5,13 +5,10 @@ inside: each piece gets these rules through its ``stylesheets``.
 """
 
 from labs.ui import ASSETS, stylesheet
-from labs.ui.palette import inline
 
-# Inline, because Panel replaces the stylesheets of the Bokeh models it renders.
-READOUT_STYLE = inline(
-    "font: 600 1.05rem/1.4 system-ui, sans-serif; padding: 6px 10px; margin: 4px 0; "
-    "background: var(--ol-note-background); border-left: 4px solid var(--ol-blue); border-radius: 4px"
-)
+# An inline style (the file holds declarations only), because Panel replaces the stylesheets of the
+# Bokeh models it renders.
+READOUT_STYLE = stylesheet(ASSETS / "readout_style.css", compact=True)
 
 READOUT_ROOM_CSS = stylesheet(ASSETS / "readout_room.css")
 """The room a lab's readout keeps (``labs.ui.playback.readout_html``'s ``room``): the longest text it

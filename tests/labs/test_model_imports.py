@@ -16,6 +16,7 @@ PURE = [
     LABS / "timeline" / "layers.py",
     LABS / "timeline" / "presets.py",
     LABS / "timeline" / "controls.py",
+    LABS / "timeline" / "choices.py",
     LABS / "timeline" / "drawn.py",
     LABS / "timeline" / "readings.py",
     LABS / "timeline" / "stream.py",

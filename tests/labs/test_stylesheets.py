@@ -9,6 +9,7 @@ import pytest
 from app.course import exercise_card, lesson_text
 from app.site.pages import index
 from app.trace.page import shown, view
+from labs.queue import text as queue_text
 from labs.timeline import legend
 from labs.ui import palette, plot_text, stage, styles, stylesheet
 
@@ -26,8 +27,16 @@ SHEETS = {
     "app/course/assets/prose.css": lesson_text.PROSE_CSS,
     "app/course/assets/lesson_layout.css": lesson_text.LAYOUT_CSS,
     "app/site/assets/index.css": index.INDEX_CSS,
+    "app/site/assets/index_first_paint.css": index.FIRST_PAINT_INDEX_CSS,
 }
 """Each stylesheet file of labs/ and app/ (but app/web's and the not-found page's) and what its module sends."""
+INLINE_STYLES = {
+    "labs/ui/assets/readout_style.css": styles.READOUT_STYLE,
+    "labs/queue/assets/mm1_box.css": queue_text.MM1_BOX,
+    "labs/queue/assets/mm1_heading.css": queue_text.MM1_HEADING,
+    "labs/queue/assets/mm1_note.css": queue_text.MM1_NOTE,
+}
+"""The files that hold one element's declarations (a ``style`` attribute's), and what their modules send."""
 
 
 def test_every_css_file_is_sent_by_its_module():
@@ -36,7 +45,14 @@ def test_every_css_file_is_sent_by_its_module():
         for folder in ("labs", "app/course", "app/trace", "app/classroom", "app/site")
         for path in (ROOT / folder).rglob("*.css")
     } - {"app/site/not_found.css"}  # the not-found page's, sent with the page's own HTML
-    assert found == set(SHEETS)
+    assert found == set(SHEETS) | set(INLINE_STYLES)
+
+
+@pytest.mark.parametrize("name", sorted(INLINE_STYLES))
+def test_an_inline_style_is_one_line_of_declarations_with_the_colours_put_in(name):
+    sent = INLINE_STYLES[name]
+    assert "var(--ol-" not in sent and "${" not in sent and "{" not in sent and "\n" not in sent
+    assert ":" in sent and '"' not in sent
 
 
 @pytest.mark.parametrize("name", sorted(SHEETS))

@@ -80,10 +80,7 @@ INTRO_HTML = (
 )
 """The index's first lines, above the course list."""
 
-FIRST_PAINT_INDEX_CSS = (
-    "#first-paint .index { display: flow-root; margin: 10px 0; line-height: 1.5; }"
-    " #first-paint .index.intro { margin-top: 13px; }"
-)
+FIRST_PAINT_INDEX_CSS = stylesheet(Path(__file__).parents[1] / "assets" / "index_first_paint.css")
 """The intro and the list in the first paint: where their panes stand in the live page (each with a
 pane's margins, one under the other), at the index's line height."""
 
