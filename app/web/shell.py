@@ -22,6 +22,9 @@ from labs.ui.palette import NAVY, ROOT_CSS
 CSS = stylesheet(Path(__file__).parent / "assets" / "shell.css")
 """The page frame's own look: the header's title, the skip link, the alert when the bundles cannot load."""
 
+HEADING_CSS = stylesheet(Path(__file__).parent / "assets" / "heading.css")
+"""A bare page's heading: its title and link on one line where they fit."""
+
 
 def course_scripts(bokeh_js: str | None) -> str:
     """A course page's scripts (the template calls it): Bokeh's, loaded BokehJS first, then the BokehJS fix.
@@ -191,7 +194,7 @@ def page(
     def heading_for(extra: str) -> str:
         if bare:
             return (
-                "<div style='display:flex;flex-wrap:wrap;align-items:baseline;gap:4px 16px'>"
+                "<div class='bare-heading'>"
                 f"<h1 style='font-size:1.2rem;margin:4px 0'>{html.escape(title)}</h1>{extra}</div>"
             )
         return (
@@ -205,10 +208,10 @@ def page(
     if doc is not None and first_paint is not None:
         first_heading = heading_html if first_paint_extra is None else heading_for(first_paint_extra)
         doc.template_variables["first_paint"] = first_paint_html(
-            first_heading, first_paint, first_paint_until, first_paint_css
+            first_heading, first_paint, first_paint_until, (HEADING_CSS, *first_paint_css)
         )
     if heading is None:
-        template.main.append(pn.pane.HTML(heading_html, sizing_mode="stretch_width"))
+        template.main.append(pn.pane.HTML(heading_html, sizing_mode="stretch_width", stylesheets=[HEADING_CSS]))
     else:
         template.main.append(heading(heading_html))
     template.main.append(main)
