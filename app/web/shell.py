@@ -211,7 +211,8 @@ def page(
             first_heading, first_paint, first_paint_until, (HEADING_CSS, *first_paint_css)
         )
     if heading is None:
-        template.main.append(pn.pane.HTML(heading_html, sizing_mode="stretch_width", stylesheets=[HEADING_CSS]))
+        looks = [HEADING_CSS] if bare else []
+        template.main.append(pn.pane.HTML(heading_html, sizing_mode="stretch_width", stylesheets=looks))
     else:
         template.main.append(heading(heading_html))
     template.main.append(main)
