@@ -241,3 +241,51 @@ def pytest_runtest_makereport(item, call):
     if report.when == "call":
         item.rep_call = report
     return report
+
+
+SLOW = {
+    # The headless tests of more than about 5 s each (pytest --durations on the 2-core machine, 7 December
+    # 2026): make test-fast leaves them out (-m "not slow"), make test runs them. Listed here, by module and
+    # name (every parameter of one), so that the list is in one place.
+    "tests/classroom/test_one_vote.py": ["test_a_thousand_locks_from_one_session_with_changing_ids_are_one_vote"],
+    "tests/site/test_deploy.py": [
+        "test_an_app_process_that_dies_while_serving_is_started_again_and_the_rest_go_on",
+        "test_the_containers_command_takes_embed_from_as_compose_and_kubernetes_set_it",
+        "test_make_serve_cluster_gives_embed_from_to_every_app_process",
+        "test_make_serve_cluster_serves_until_a_signal_and_leaves_nothing_running",
+    ],
+    "tests/site/test_session_signing.py": ["test_the_server_refuses_to_start_with_a_short_key"],
+    "tests/trace/test_trace_limits.py": [
+        "test_the_default_budget_holds_the_largest_real_trace_and_stops_an_event_flood",
+        "test_the_reviews_white_space_bomb_is_refused_after_a_mib_not_read_to_its_end",
+    ],
+    "tests/trace/test_trace_parse.py": ["test_gzip_bomb_stops_at_the_limit"],
+    "tests/trace/test_trace_real.py": ["test_the_reference_finds_every_ddp_trace_and_none_of_the_others"],
+    "tests/upstream/test_collector.py": [
+        "test_a_sessions_roots_are_its_own_pieces_and_what_came_between_never_another_page"
+    ],
+    "tests/upstream/test_session_sweep.py": [
+        "test_a_walk_stops_at_a_page_still_open_and_finds_the_same_garbage",
+        "test_a_discarded_lesson_page_is_freed_and_another_open_one_is_untouched",
+    ],
+    "tests/upstream/test_upstream.py": [
+        "test_every_page_document_checks_out_with_every_fix_skipped",
+        "test_importing_every_module_of_the_app_changes_no_library",
+        "test_install_installs_every_fix_once_on_the_versions_checked",
+        "test_a_post_release_inside_the_range_keeps_every_fix",
+    ],
+    "tests/web/test_background.py": ["test_trace_parses_filling_their_pool_never_hold_up_the_class_database"],
+    "tests/web/test_page_bytes.py": [
+        "test_while_brotli_is_being_made_a_browser_gets_gzip_that_only_it_keeps",
+        "test_a_browser_taking_brotli_gets_it_once_made_with_its_own_etag",
+        "test_the_template_leaves_out_only_bundles_no_page_needs",
+    ],
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests named in :data:`SLOW` ``slow``."""
+    for item in items:
+        module = item.path.relative_to(ROOT).as_posix()
+        if getattr(item, "originalname", None) in SLOW.get(module, ()):
+            item.add_marker(pytest.mark.slow)

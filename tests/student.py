@@ -108,6 +108,37 @@ def plots_laid_out(page: Page) -> None:
     poll(sized, page=page, what="the plots laid out")
 
 
+STYLES_APPLIED_JS = """() => {
+  // Every stylesheet the page links, in the document and in every shadow root, has loaded (a
+  // <link>'s sheet is null until then), and every select a lab's stage draws has the corners its
+  // stylesheet (labs/ui/assets/fields.css) gives it: the browser's own select has none.
+  const waiting = []
+  const look = (root) => {
+    for (const link of root.querySelectorAll('link[rel="stylesheet"]')) {
+      if (!link.sheet) waiting.push(link.href)
+    }
+    for (const select of root.querySelectorAll(".select-field select")) {
+      if (select.getClientRects().length && getComputedStyle(select).borderTopLeftRadius === "0px") {
+        waiting.push(`#${select.id} unstyled`)
+      }
+    }
+    for (const el of root.querySelectorAll("*")) if (el.shadowRoot) look(el.shadowRoot)
+  }
+  look(document)
+  return waiting
+}"""
+
+
+def styles_applied(page: Page) -> None:
+    """Wait until the page's stylesheets have loaded and apply, before a test measures what they set.
+
+    A component's stylesheets arrive in its shadow root with it, some as ``<link>`` elements the
+    browser loads afterwards: until then a ``<select>`` has the browser's own 13.33 px text. A test
+    that measures sizes or colours waits on this, never on time.
+    """
+    poll(lambda: page.evaluate(STYLES_APPLIED_JS) == [], page=page, what="the page's stylesheets applied")
+
+
 def play_and_pause_checking_the_websocket(page: Page, lab: Locator, clock: str = "t") -> None:
     """Press Play, check nothing passes either way in steady Play, Pause, check the cycle's budget.
 

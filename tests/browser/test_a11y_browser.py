@@ -127,7 +127,7 @@ def test_the_skip_link_is_first_and_lands_in_main(page):
     width, colour = focus_ring(skip)
     assert width >= 2 and contrast(colour, (31, 59, 87)) >= 3  # against the dark header
     page.keyboard.press("Enter")
-    assert page.evaluate("() => document.activeElement.id") == "main"
+    expect(page.locator("#main")).to_be_focused()  # waited for: the browser moves focus on its own time
 
 
 def test_enter_toggles_play_and_pause_and_focus_stays(page):
@@ -169,6 +169,7 @@ def test_an_exercise_done_with_the_keyboard_alone(page):
     start = region.get_by_role("button", name=re.compile("Start this exercise"))
     tab_to(page, start, limit=200)
     page.keyboard.press("Enter")
+    expect(region.get_by_role("listitem").first).to_be_visible()  # the server's answer drawn: the steps
     assert focus_is_on_a_control(page)
     reset = lab.get_by_role("button", name="Reset")
     tab_to(page, reset, limit=200)

@@ -104,15 +104,28 @@ def phone_page(browser, request: pytest.FixtureRequest) -> Iterator[Page]:
 
 
 def finish_growth_exercise(page: Page) -> None:
-    """Do the lesson's first exercise with Step, as a student would, up to its verdict."""
+    """Do the lesson's first exercise with Step, as a student would, up to its verdict.
+
+    Each action waits for the page to show the server's answer before the next: the card ticks the
+    step (Reset, λ, μ), the prediction field locks. On a busy machine an answer still on its way when
+    the next action is taken redraws the card under it (a typed prediction drawn over by the card's
+    answer to μ is locked as nothing, and the run is never judged).
+    """
     lab = page.get_by_role("region", name="Queue lab")
     region = page.get_by_role("region", name=FINISHED)
     region.get_by_role("button", name="Start this exercise").click()
+    steps = region.get_by_role("listitem")
+    expect(steps.first).to_be_visible()
     lab.get_by_role("button", name="Reset").click()
+    expect(steps.nth(0)).to_contain_text("(done)")
     type_value(lab, re.compile("^Arrival rate"), "4")
+    expect(steps.nth(1)).to_contain_text("(done)")
     type_value(lab, re.compile("^Service rate"), "3")
-    region.get_by_role("textbox", name="Your prediction").fill("1")
+    expect(steps.nth(2)).to_contain_text("(done)")
+    prediction = region.get_by_role("textbox", name="Your prediction")
+    prediction.fill("1")
     region.get_by_role("button", name="Lock prediction").click()
+    expect(prediction).to_be_disabled()  # locked: the server took the prediction
     expect(lab.get_by_role("button", name="Step")).to_be_enabled()
     step_until(lab, 2)
     expect(region.get_by_role("status")).to_contain_text("Correct")

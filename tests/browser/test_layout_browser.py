@@ -12,7 +12,7 @@ from playwright.sync_api import Locator, Page, expect
 
 from app.course.library import lessons
 from labs.registry import registrations
-from tests.student import REACHED_AT_MIDDLE, plots_laid_out, readout, type_value
+from tests.student import REACHED_AT_MIDDLE, plots_laid_out, readout, styles_applied, type_value
 from tests.waiting import poll
 
 pytestmark = pytest.mark.browser
@@ -55,13 +55,14 @@ SMALL_TEXT_JS = """() => {
 
 
 def open_page(page: Page, path: str) -> None:
-    """Open ``path`` and wait until it is drawn (a lab's readout, or the page's heading)."""
+    """Open ``path`` and wait until it is drawn (a lab's readout, or the page's heading) and styled."""
     page.expects_404 = path == "/no-such-page"  # type: ignore[attr-defined]
     page.goto(page.base_url + path)  # type: ignore[attr-defined]
     expect(page.get_by_role("heading", level=1)).to_be_visible()
     if path.lstrip("/") in {lab.slug for lab in registrations()} or path.startswith(("/lesson", "/embed/")):
         expect(page.get_by_role("status").filter(has_text=" = ").first).to_be_visible()  # a lab's readout
         plots_laid_out(page)
+    styles_applied(page)  # what the tests measure is what the stylesheets set
 
 
 def box(locator: Locator) -> dict:

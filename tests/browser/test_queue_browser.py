@@ -140,6 +140,7 @@ def test_zero_service_rate_is_refused(page):
     expect(lab.get_by_role("textbox", name="Service rate μ")).to_have_value("0")  # what was typed, to correct
 
 
+@pytest.mark.smoke
 def test_play_exchanges_no_message_while_playing(page):
     lab = open_lab(page, "/queue", "Queue lab")
     set_rates(lab, "2", "3")

@@ -82,6 +82,7 @@ def test_every_refused_rate_keeps_the_model_the_field_and_the_readout(lab, typed
     assert f.error == "" and "backlog = 6.00" in status_text(lab)
 
 
+@pytest.mark.smoke
 def test_step_and_pause_commands_from_the_page(lab):
     field(lab, "arrival_rate").input.value = "4"
     field(lab, "service_rate").input.value = "3"

@@ -169,6 +169,7 @@ def test_a_hostile_path_is_escaped(live_server):
     assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in reply.body
 
 
+@pytest.mark.smoke
 def test_every_page_still_answers_200(live_server):
     paths = ["/", *(f"/lesson?id={lesson.slug}" for lesson in LESSONS), *(f"/lab?id={lab.slug}" for lab in LABS)]
     paths += [path for path in routes() if path not in ("/", "/lesson", "/lab", "/embed/lesson")]

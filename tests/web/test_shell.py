@@ -70,6 +70,7 @@ def _stages(doc) -> list[str]:
     return [model.label for model in doc.models if type(model).__name__.startswith("LabStage")]
 
 
+@pytest.mark.smoke
 def test_a_served_lesson_makes_its_labs_models_once_the_browser_says_the_page_has_loaded(monkeypatch):
     """The first piece is the frame and the text (12 models); the lab's 55 come when the page reports it has loaded."""
     made = _counting_lab_models(monkeypatch)
