@@ -301,14 +301,16 @@ def install_one(fix: Fix) -> str:
         ``""`` when it is installed; otherwise why not (its ``applies()``, or the exception it raised,
         after which the namespaces its needs live in are as they were).
     """
-    snapshot = Snapshot(fix.needs)
+    snapshot = None
     try:
+        snapshot = Snapshot(fix.needs)
         module = importlib.import_module(f"{__name__}.{fix.name}")
         reason = module.applies() if hasattr(module, "applies") else ""
         if not reason:
             module.install()
     except Exception as error:  # noqa: BLE001 - whatever a changed library raises, the course starts stock
-        snapshot.restore()
+        if snapshot is not None:
+            snapshot.restore()
         return f"raised {type(error).__name__} while installing: {error}; left stock"
     return reason
 

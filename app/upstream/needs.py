@@ -114,7 +114,7 @@ class Snapshot:
     ----------
     needs : tuple of Need
         A fix's declared names; those whose owner cannot be reached are left out (the fix is not
-        installed then anyway).
+        installed then anyway), and so are owners with no ``__dict__`` (slots: nothing to patch there).
     """
 
     def __init__(self, needs: tuple[Need, ...]) -> None:
@@ -124,7 +124,7 @@ class Snapshot:
                 owner = need.owner()
             except (ImportError, AttributeError):
                 continue
-            if not any(owner is kept for kept, _ in self.kept):
+            if hasattr(owner, "__dict__") and not any(owner is kept for kept, _ in self.kept):
                 self.kept.append((owner, dict(vars(owner))))
 
     def restore(self) -> None:
