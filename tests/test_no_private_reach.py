@@ -48,9 +48,9 @@ HANDLERS = re.compile(r"_handle_\w+")
 ALLOWED: set[str] = {
     # issue 66: CourseTemplate sets BasicTemplate's _template (its Jinja file), as Panel's custom-template
     # how-to does; app/web/shell.py is another session's file tonight, so the engineer decides and empties this.
-    "app/web/shell.py:59: CourseTemplate shadows _template",
+    "app/web/shell.py: CourseTemplate shadows _template",
 }
-"""``path:line: what`` reaches let through for now, each with its issue; to be emptied."""
+"""``path: what`` reaches (at any line) let through for now, each with its issue; to be emptied."""
 
 
 def is_private(name: str) -> bool:
@@ -207,7 +207,7 @@ def class_reaches(cls: ast.ClassDef, libraries: list[str], bound: dict[str, str]
 def test_no_module_outside_app_upstream_reaches_a_library_private():
     derived = project_classes()
     found = {f"{path.relative_to(ROOT)}:{line}" for path in modules() for line in reaches(path, derived)}
-    assert sorted(found - ALLOWED) == []
+    assert sorted(reach for reach in found if re.sub(r":\d+:", ":", reach, count=1) not in ALLOWED) == []
 
 
 def test_the_rule_finds_each_kind_of_reach():
