@@ -26,7 +26,6 @@ card (after the text while none is active).
 
 from __future__ import annotations
 
-import html
 import json
 from functools import cache, partial
 from pathlib import Path
@@ -58,6 +57,8 @@ column on a narrow one."""
 def prose_html(markdown: str) -> str:
     """Render lesson Markdown to HTML as Panel's Markdown pane does, once per process for each text.
 
+    Through markdown-it-py's public API (:mod:`app.course.markdown_html`), not the pane's private method.
+
     Parameters
     ----------
     markdown : str
@@ -68,7 +69,9 @@ def prose_html(markdown: str) -> str:
     str
         The HTML.
     """
-    return html.unescape(pn.pane.Markdown()._transform_object(markdown)["object"])
+    from app.course.markdown_html import render
+
+    return render(markdown)
 
 
 class LessonText(JSComponent):

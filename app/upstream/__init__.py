@@ -19,61 +19,16 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from packaging.version import InvalidVersion, Version
+from app.upstream.fixes import APP_ONLY, SKIP_ENV, Fix, found_versions, why_not
+from app.upstream.fixes import in_range as in_range  # re-exported: app.upstream.in_range
+from app.upstream.needs import Need, Snapshot, missing
 
 ASSETS = Path(__file__).parent / "assets"
 """The browser code of the fixes that run in the page (``.js``)."""
 
-SKIP_ENV = "OVERLAP_UPSTREAM_SKIP"
-"""Fix names to skip, separated by commas, or ``all``."""
-
 LOG = logging.getLogger("app.upstream")
-
-APP_ONLY = "only under python -m app"
-"""Why a fix that works with ``python -m app``'s session handling is not installed by ``panel serve``'s plugin
-(expected there, so not logged)."""
-
-
-@dataclass(frozen=True)
-class Fix:
-    """One change to a library's internals.
-
-    Attributes
-    ----------
-    name : str
-        Its module in this package, e.g. ``"lean_models"``.
-    checked_on : tuple of (str, str)
-        Each library it changes or relies on, with the range of versions it was checked on, as a
-        ``packaging`` specifier: ``(("bokeh", ">=3.9.2,<3.10"),)``. ``"python"`` means the
-        interpreter (major.minor). A post-release (1.9.4.post1) is in the range of its release.
-    serving : str
-        ``"any"``: installed under every way of serving; ``"app"``: only under ``python -m app``,
-        whose session reuse and session tracking it works with (``app.site.sessions``).
-    only_if : str
-        An environment variable that must be ``1`` for it to be installed at all (a bench's tool); when
-        it is not, the fix is neither installed nor reported as skipped.
-    one_thread : bool
-        Whether it assumes that sessions are built and changed on the event loop's thread only; it
-        is then not installed while Panel runs callbacks on worker threads (``pn.config.nthreads``).
-    summary : str
-        What it changes, in a few words.
-    consequence : str
-        What the course loses where it is not installed, for the log line that says so.
-    """
-
-    name: str
-    checked_on: tuple[tuple[str, str], ...]
-    serving: str = "any"
-    only_if: str = ""
-    one_thread: bool = False
-    summary: str = ""
-    consequence: str = ""
-
 
 PANEL, BOKEH = ("panel", ">=1.9.4,<1.10"), ("bokeh", ">=3.9.2,<3.10")
 """The ranges the fixes were checked on: pyproject.toml pins a version inside each (tests/upstream/test_upstream.py)."""
@@ -88,6 +43,10 @@ FIXES: tuple[Fix, ...] = (
         (PANEL,),
         summary="a queued websocket write that waited for the next one",
         consequence="a change Panel queues may reach the page only with the next one (a readout one click late)",
+        needs=tuple(
+            Need("panel.io.document", n)
+            for n in ("_dispatch_msgs", "_WRITE_MSGS", "_WRITE_BLOCK", "_dispatch_write_task")
+        ),
     ),
     Fix(
         "locked_events",
@@ -97,48 +56,69 @@ FIXES: tuple[Fix, ...] = (
             "a click right after typing in another field can lose that field's change with a traceback "
             "(the trace page's world size)"
         ),
+        needs=(
+            Need("panel.reactive", "Syncable._event_coroutine"),
+            Need("panel.reactive", "Syncable._change_coroutine"),
+        ),
     ),
     Fix(
         "lean_serialization",
         (BOKEH,),
         summary="defaults not computed before they are skipped",
         consequence="each session's first document costs more server time",
+        needs=(Need("bokeh.core.has_props", "HasProps.query_properties_with_values", "e864a09d384658f4"),),
     ),
     Fix(
         "lean_references",
         (BOKEH,),
         summary="stable defaults skipped in the reference walk",
         consequence="page builds walk more properties (a few ms each)",
+        needs=(
+            Need("bokeh.model.util", "visit_immediate_value_references", "94591d886aacef72"),
+            Need("bokeh.model.util", "visit_value_and_its_immediate_references", "e018cc9482917eac"),
+        ),
     ),
     Fix(
         "lean_models",
         (BOKEH,),
         summary="empty lists and dicts built when first read",
         consequence="page builds make every default list and dict (more server time and memory per session)",
+        needs=(Need("bokeh.core.has_props", "HasProps.__init__", "8184f3bb9444ab37"),),
     ),
     Fix(
         "template_freeze",
         (PANEL,),
         summary="a template's document counts its models once per build",
         consequence="each page build recounts its document's models about seven times (more server time per session)",
+        needs=(Need("panel.template.base", "BasicTemplate._init_doc"),),
     ),
     Fix(
         "lean_datamodel_refs",
         (PANEL, BOKEH),
         summary="a custom component's update walks only the values it set",
         consequence="each exercise card change walks every model of the lab (more server time per click)",
+        needs=(
+            Need("panel.reactive", "ReactiveCustomBase._set_on_model"),
+            Need("panel.reactive", "ReactiveCustomBase._patch_datamodel_ref"),
+        ),
     ),
     Fix(
         "class_constants",
         (PANEL,),
         summary="a custom component's browser code and a design's stylesheets worked out once per class",
         consequence="each model works out its class's browser code and stylesheets again (more server time a session)",
+        needs=(
+            Need("panel.custom", "ReactiveESM._render_esm"),
+            Need("panel.theme.base", "Design._get_modifiers"),
+            Need("panel.io.state", "state._is_pyodide"),
+        ),
     ),
     Fix(
         "template_layout",
         (PANEL,),
         summary="a template builds no notebook widget a served page never reads",
         consequence="each page builds a text, a button and a column nobody sees (more server time per session)",
+        needs=(Need("panel.template.base", "BasicTemplate._build_layout"),),
     ),
     Fix(
         "lean_config",
@@ -153,18 +133,25 @@ FIXES: tuple[Fix, ...] = (
         one_thread=True,
         summary="the app's objects share their class's Parameters",
         consequence="every object of the app copies each Parameter it reads (more server time per session)",
+        needs=(
+            Need("param.parameterized", "Parameterized._param__private.disable_instance_params"),
+            Need("param.parameterized", "_instantiated_parameter"),
+            Need("panel.custom", "JSComponent._get_properties"),
+        ),
     ),
     Fix(
         "param_reads",
         (PARAM,),
         summary="a bound Parameter's attributes read without param's per-read call",
         consequence="every read of a Parameter's name, default or bounds is a Python call (more server time a session)",
+        needs=(Need("param.parameterized", "Parameter.__getattribute__", "a3a307ec43b550fd"),),
     ),
     Fix(
         "bundle_onload",
         (PANEL, BOKEH),
         summary="Bokeh's embed code waits for the course's script loader",
         consequence="pages load Bokeh's script tags in the stock order (slower first paint on a slow phone)",
+        needs=(Need("bokeh.embed.wrappers", "_ONLOAD"),),
     ),
     Fix(
         "bokeh_fixes_js",
@@ -186,6 +173,7 @@ FIXES: tuple[Fix, ...] = (
             "a tab closed as the server pings it logs a traceback (an AssertionError in Bokeh's on_close); "
             "nothing else is lost"
         ),
+        needs=(Need("bokeh.server.views.ws", "WSHandler.on_close"),),
     ),
     Fix(
         "routes_first",
@@ -203,6 +191,7 @@ FIXES: tuple[Fix, ...] = (
         serving="app",
         summary="a cached session's page HTML rendered once",
         consequence="every page request renders its template and resource bundle again (more server time per student)",
+        needs=(Need("panel.io.state", "state._sessions"), Need("panel.io.server", "server_html_page_for_session")),
     ),
     Fix(
         "collector",
@@ -211,6 +200,11 @@ FIXES: tuple[Fix, ...] = (
         one_thread=True,
         summary="full garbage collections rare, discarded sessions swept",
         consequence="Panel's and CPython's own full collections: pauses of hundreds of ms with a class open",
+        needs=(
+            Need("panel.io.document", "_garbage_collect"),
+            Need("panel.io.document", "_panel_last_cleanup"),
+            Need("panel.io.document", "GC_DEBOUNCE"),
+        ),
     ),
     Fix(
         "upload_limits",
@@ -220,6 +214,7 @@ FIXES: tuple[Fix, ...] = (
             "an upload's chunks are kept however many the page's script sends (memory until the session ends); "
             "FilePond's limits hold only in the browser"
         ),
+        needs=(Need("panel.widgets", "FileDropper._process_event"), Need("panel.widgets", "FileDropper._cleanup")),
     ),
     Fix(
         "task_timer",
@@ -228,6 +223,7 @@ FIXES: tuple[Fix, ...] = (
         only_if="OVERLAP_TASK_TIMER",
         summary="bench only: the longest task the event loop ran",
         consequence="the bench cannot report the longest task",
+        needs=(Need("asyncio.events", "Handle._run"), Need("bokeh.server.views.ws", "WSHandler._async_open")),
     ),
 )
 """Every fix, in the order :func:`install` installs them."""
@@ -239,76 +235,6 @@ class Installed:
     done = False
     installed: tuple[str, ...] = ()
     skipped: dict[str, str] = {}  # fix name: why
-
-
-def found_versions() -> dict[str, str]:
-    """The versions of the libraries the fixes name, as found in this process.
-
-    Returns
-    -------
-    dict of str to str
-        ``{"panel": "1.9.4", "bokeh": "3.9.2", "param": "2.4.2", "python": "3.11"}``.
-    """
-    import bokeh
-    import panel
-    import param
-
-    python = f"{sys.version_info[0]}.{sys.version_info[1]}"
-    return {"panel": panel.__version__, "bokeh": bokeh.__version__, "param": param.__version__, "python": python}
-
-
-def why_not(fix: Fix, versions: dict[str, str], serving: str, skip: frozenset[str], threads: int) -> str:
-    """Why ``fix`` is not installed here, or ``""`` when it is.
-
-    Parameters
-    ----------
-    fix : Fix
-        The fix.
-    versions : dict of str to str
-        From :func:`found_versions`.
-    serving : str
-        ``"app"`` or ``"panel serve"``.
-    skip : frozenset of str
-        Names asked to be skipped (``"all"`` skips every fix).
-    threads : int
-        Panel's worker threads for callbacks (0: the event loop's thread only).
-
-    Returns
-    -------
-    str
-        For example ``"checked on Panel 1.9.4, found 1.10.0"``.
-    """
-    if "all" in skip or fix.name in skip:
-        return f"skipped by {SKIP_ENV}"
-    for library, checked in fix.checked_on:
-        if not in_range(versions.get(library), checked):
-            return f"checked on {library} {checked}, found {versions.get(library)}"
-    if fix.serving == "app" and serving != "app":
-        return APP_ONLY
-    if fix.one_thread and threads:
-        return f"assumes one thread; Panel runs callbacks on {threads} threads"
-    return ""
-
-
-def in_range(version: str | None, specifier: str) -> bool:
-    """Whether ``version`` lies in ``specifier`` (``">=1.9.4,<1.10"``); an unreadable one never does.
-
-    Parameters
-    ----------
-    version : str or None
-        A version as the library reports it (``"1.9.4.post1"``).
-    specifier : str
-        A ``packaging`` specifier set.
-
-    Returns
-    -------
-    bool
-        True for a release, post-release or pre-release inside the range.
-    """
-    try:
-        return version is not None and SpecifierSet(specifier).contains(Version(version), prereleases=True)
-    except (InvalidVersion, InvalidSpecifier):
-        return False
 
 
 def install(serving: str = "app", versions: dict[str, str] | None = None) -> tuple[str, ...]:
@@ -334,18 +260,18 @@ def install(serving: str = "app", versions: dict[str, str] | None = None) -> tup
     skip = frozenset(name.strip() for name in os.environ.get(SKIP_ENV, "").split(",") if name.strip())
     threads = int(pn.config.nthreads or 0)
     installed, skipped = [], {}
-    for fix in FIXES:
-        if fix.only_if and os.environ.get(fix.only_if) != "1":
-            continue
-        reason = why_not(fix, versions, serving, skip, threads)
-        if not reason:
-            module = importlib.import_module(f"{__name__}.{fix.name}")
-            reason = module.applies() if hasattr(module, "applies") else ""
-            if not reason:
-                module.install()
-                installed.append(fix.name)
+    chosen = [fix for fix in FIXES if not fix.only_if or os.environ.get(fix.only_if) == "1"]
+    for fix in chosen:  # every fix's names checked before any fix changes a library
+        reason = why_not(fix, versions, serving, skip, threads) or missing(fix.needs)
         if reason:
             skipped[fix.name] = reason
+    for fix in chosen:
+        if fix.name not in skipped:
+            reason = install_one(fix)
+            if reason:
+                skipped[fix.name] = reason
+            else:
+                installed.append(fix.name)
     Installed.installed, Installed.skipped, Installed.done = tuple(installed), skipped, True
     unexpected = {name: why for name, why in skipped.items() if why != APP_ONLY}
     if unexpected:
@@ -359,6 +285,34 @@ def install(serving: str = "app", versions: dict[str, str] | None = None) -> tup
             "; ".join(f"{name} ({why}: {consequences[name]})" for name, why in unexpected.items()),
         )
     return Installed.installed
+
+
+def install_one(fix: Fix) -> str:
+    """Import, check and install one fix; on any exception, put back what it changed.
+
+    Parameters
+    ----------
+    fix : Fix
+        A fix whose versions and :attr:`Fix.needs` were found here.
+
+    Returns
+    -------
+    str
+        ``""`` when it is installed; otherwise why not (its ``applies()``, or the exception it raised,
+        after which the namespaces its needs live in are as they were).
+    """
+    snapshot = None
+    try:
+        snapshot = Snapshot(fix.needs)
+        module = importlib.import_module(f"{__name__}.{fix.name}")
+        reason = module.applies() if hasattr(module, "applies") else ""
+        if not reason:
+            module.install()
+    except Exception as error:  # noqa: BLE001 - whatever a changed library raises, the course starts stock
+        if snapshot is not None:
+            snapshot.restore()
+        return f"raised {type(error).__name__} while installing: {error}; left stock"
+    return reason
 
 
 def is_installed(name: str) -> bool:

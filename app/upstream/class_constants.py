@@ -23,6 +23,7 @@ runs, Panel's own methods run unchanged.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import param
@@ -31,8 +32,10 @@ from panel.custom import ReactiveESM
 from panel.io.state import state
 from panel.theme.base import Design, Theme
 
-_ORIGINAL_RENDER_ESM = ReactiveESM.__dict__["_render_esm"]
-_ORIGINAL_GET_MODIFIERS = Design.__dict__["_get_modifiers"]
+_ORIGINAL_RENDER_ESM: Any = None
+"""Panel's ``ReactiveESM._render_esm`` (a classmethod), kept by :func:`install`: no private is read at import."""
+_ORIGINAL_GET_MODIFIERS: Any = None
+"""Panel's ``Design._get_modifiers`` (a classmethod), kept by :func:`install`."""
 
 _esm: dict[tuple, str] = {}
 _modifiers: dict[tuple, tuple[dict[str, Any], dict[str, Any]]] = {}
@@ -132,21 +135,31 @@ def theme_path(theme: Any, name: str) -> Any:
 
 def applies() -> str:
     """Why the fix cannot be installed here (a method it replaces is gone or changed kind), or ``""``."""
-    if not isinstance(_ORIGINAL_RENDER_ESM, classmethod):
+    if not isinstance(inspect.getattr_static(ReactiveESM, "_render_esm", None), classmethod):
         return "panel.custom.ReactiveESM._render_esm is not a classmethod"
-    if not isinstance(_ORIGINAL_GET_MODIFIERS, classmethod):
+    if not isinstance(inspect.getattr_static(Design, "_get_modifiers", None), classmethod):
         return "panel.theme.base.Design._get_modifiers is not a classmethod"
     return ""
 
 
 def install() -> None:
-    """Use :func:`render_esm` and :func:`get_modifiers` (idempotent)."""
+    """Use :func:`render_esm` and :func:`get_modifiers` (idempotent).
+
+    Panel's methods are read here, wherever in the class's bases they are defined, and kept for
+    :func:`uninstall`.
+    """
+    global _ORIGINAL_RENDER_ESM, _ORIGINAL_GET_MODIFIERS
+    if _ORIGINAL_RENDER_ESM is None:
+        _ORIGINAL_RENDER_ESM = inspect.getattr_static(ReactiveESM, "_render_esm")
+        _ORIGINAL_GET_MODIFIERS = inspect.getattr_static(Design, "_get_modifiers")
     ReactiveESM._render_esm = classmethod(render_esm)
     Design._get_modifiers = classmethod(get_modifiers)
 
 
 def uninstall() -> None:
     """Put Panel's own methods back and forget what was kept (tests, benches)."""
+    if _ORIGINAL_RENDER_ESM is None:
+        return
     ReactiveESM._render_esm = _ORIGINAL_RENDER_ESM
     Design._get_modifiers = _ORIGINAL_GET_MODIFIERS
     _esm.clear()

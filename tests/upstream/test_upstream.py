@@ -226,7 +226,7 @@ runpy.run_module("app", run_name="__main__")
         poll(lambda: healthy()["status"] == "ok", timeout=300, what="/healthz saying ok")
         said = healthy()["upstream"]
         assert set(said["skipped"]) == {"collector", "panel_write_queue", "routes_first", "template_freeze"}, said
-        assert "no _garbage_collect" in said["skipped"]["collector"]
+        assert "no panel.io.document._garbage_collect" in said["skipped"]["collector"]
         assert "no longer keeps its Tornado application as _tornado" in said["skipped"]["routes_first"]
         assert "no longer takes the document first" in said["skipped"]["template_freeze"]
         for path in (
@@ -251,7 +251,7 @@ runpy.run_module("app", run_name="__main__")
         with urllib.request.urlopen(f"{base}/static/js/bokeh.min.js", timeout=120) as reply:
             assert reply.status == 200 and reply.headers.get("Content-Encoding") is None
         assert "Traceback" not in log.read_text()
-        assert "panel_write_queue (panel.io.document has no _dispatch_msgs" in log.read_text()
+        assert "panel_write_queue (no panel.io.document._dispatch_msgs" in log.read_text()
     finally:
         server.terminate()
         server.wait(timeout=30)

@@ -53,7 +53,8 @@ class CompressedStatic(StaticFileHandler):
     """
 
     _gzipped: ClassVar[dict[tuple[str, int, int], bytes | None]] = {}
-    _lock: ClassVar[threading.Lock] = threading.Lock()
+    gzip_lock: ClassVar[threading.Lock] = threading.Lock()
+    """Held while the gzip cache is read or written; not named ``_lock``, which is Tornado's own lock."""
     _cache_control: str | None = None  # this answer's Cache-Control so far, as set through set_header
 
     def initialize(self, *args, **kwargs) -> None:  # noqa: D102 - Tornado's hook, documented there
@@ -139,7 +140,7 @@ class CompressedStatic(StaticFileHandler):
         """
         stat = os.stat(absolute_path)
         key = (absolute_path, stat.st_size, stat.st_mtime_ns)
-        with cls._lock:
+        with cls.gzip_lock:
             if key in cls._gzipped:
                 return cls._gzipped[key]
         body = None
@@ -148,7 +149,7 @@ class CompressedStatic(StaticFileHandler):
                 raw = file.read()
             packed = gzip.compress(raw, compresslevel=LEVEL, mtime=0)
             body = packed if len(packed) < len(raw) else None
-        with cls._lock:
+        with cls.gzip_lock:
             cls._gzipped[key] = body
         return body
 
