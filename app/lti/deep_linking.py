@@ -16,6 +16,7 @@ from __future__ import annotations
 import html
 import secrets
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -118,6 +119,10 @@ def response_token(tool: Tool, pick: dict[str, Any], items: list[dict[str, Any]]
     return jwt.encode(claims, registration.private_key, algorithm="RS256", headers={"kid": registration.kid})
 
 
+AUTO_POST_JS = (Path(__file__).parent / "assets" / "auto_post.js").read_text(encoding="utf-8")
+"""Posts the response's form at once."""
+
+
 def auto_post_page(return_url: str, token: str) -> str:
     """The page that posts the response to the platform (its one script carries the page's nonce from the transform)."""
     return (
@@ -125,7 +130,7 @@ def auto_post_page(return_url: str, token: str) -> str:
         f'<body><main><form id="response" method="post" action="{html.escape(return_url)}">'
         f'<input type="hidden" name="JWT" value="{html.escape(token)}">'
         '<p>Adding the exercises to your course… <button type="submit">Continue</button></p></form></main>'
-        "<script>document.getElementById('response').submit()</script></body></html>"
+        f"<script>{AUTO_POST_JS}</script></body></html>"
     )
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import html
 import json
 import re
+from pathlib import Path
 
 WAIT_MS = 10000
 """How long a page waits for the platform's window to answer before going on without it. A platform
@@ -38,50 +39,32 @@ def valid_target(target: str) -> bool:
     return bool(TARGET.fullmatch(target))
 
 
-_SCRIPT = """
-(function () {
-  var settings = JSON.parse(document.getElementById('lti-storage').textContent);
-  var then = THEN;
-  var target = settings.target === '_parent' ? window.parent : window.parent.frames[settings.target];
-  var id = 'overlap-lab-' + Math.random().toString(36).slice(2);
-  var done = false;
-  function listen(event) {
-    var data = event.data;
-    if (event.origin !== settings.origin || !data || data.message_id !== id) { return; }
-    if (data.subject === settings.subject + '.response') { finish(data.error ? null : data.value); }
-  }
-  function finish(value) {
-    if (done) { return; }
-    done = true;
-    window.removeEventListener('message', listen);
-    then(value);
-  }
-  window.addEventListener('message', listen);
-  var message = {subject: settings.subject, message_id: id, key: settings.key};
-  if (settings.subject === 'lti.put_data') { message.value = settings.value; }
-  try { target.postMessage(message, settings.origin); } catch (error) { finish(null); }
-  setTimeout(function () { finish(null); }, settings.wait);
-})();
-"""
-"""Sends one message to the platform's window and hands its answer (or null) to ``THEN``, a function of ours."""
+SCRIPT = (Path(__file__).parent / "assets" / "platform_storage.js").read_text(encoding="utf-8")
+"""Sends one message to the platform's window, then goes on with its answer (or none): the page's JSON says how."""
 
 
-def _page(title: str, settings: dict, then_js: str, body: str = "") -> str:
-    """A page that runs :data:`_SCRIPT` with ``settings`` (data, as JSON) and ``then_js`` (our own code)."""
+def _page(title: str, settings: dict, body: str = "") -> str:
+    """A page that runs :data:`SCRIPT` with ``settings`` (data, as JSON)."""
     data = json.dumps({**settings, "wait": WAIT_MS}).replace("<", "\\u003c")  # no "</script>" in the data
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title></head><body><main><p>{html.escape(title)}</p>{body}</main>"
         f'<script id="lti-storage" type="application/json">{data}</script>'
-        f"<script>{_SCRIPT.replace('THEN', then_js)}</script></body></html>"
+        f"<script>{SCRIPT}</script></body></html>"
     )
 
 
 def put_page(target: str, origin: str, key: str, value: str, next_url: str) -> str:
     """The login's page: keep ``value`` under ``key`` in the platform's storage, then go to ``next_url``."""
-    settings = {"target": target, "origin": origin, "key": key, "value": value, "subject": "lti.put_data"}
-    go = f"function () {{ window.location.replace({json.dumps(next_url)}); }}"
-    return _page("Signing in to Overlap Lab…", settings, go)
+    settings = {
+        "target": target,
+        "origin": origin,
+        "key": key,
+        "value": value,
+        "subject": "lti.put_data",
+        "next": next_url,
+    }
+    return _page("Signing in to Overlap Lab…", settings)
 
 
 def get_page(target: str, origin: str, key: str, id_token: str, state: str) -> str:
@@ -93,8 +76,4 @@ def get_page(target: str, origin: str, key: str, id_token: str, state: str) -> s
         f'<input type="hidden" name="state" value="{html.escape(state)}">'
         '<input type="hidden" name="lti_login" value=""></form>'
     )
-    send = (
-        "function (value) { var form = document.getElementById('launch');"
-        " form.elements.lti_login.value = value || ''; form.submit(); }"
-    )
-    return _page("Opening Overlap Lab…", settings, send, form)
+    return _page("Opening Overlap Lab…", settings, form)
