@@ -18,7 +18,7 @@ import numpy as np
 import param
 
 from labs.timed import format_number
-from labs.timeline.controls import (
+from labs.timeline.choices import (
     AFTER_REBUILD,
     DEFAULT_CAPS,
     FIND_UNUSED,
@@ -29,10 +29,10 @@ from labs.timeline.controls import (
     MPI_PROGRESS,
     NCCL,
     NONE,
-    TimelineControls,
     layout_of,
     nice_step,
 )
+from labs.timeline.controls import TimelineControls
 from labs.timeline.layers import (
     MAX_LAYERS,
     MIB,
