@@ -17,6 +17,10 @@ CONFIG_ENV = "LTI_CONFIG"
 LTI_PREFIX = "/lti/"
 """Every LTI address starts with it (the framing rules name it, :mod:`app.web.frame_headers`)."""
 
+LTI_LESSON = "/lti/lesson"
+"""A Learner's launched exercise: ``/lti/lesson?id=<lesson>&code=…``. The ``id`` names the page kind whose
+cached HTML answers the request (:func:`app.site.sessions.page_key`): its title and first heading."""
+
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 DL_CLAIM = "https://purl.imsglobal.org/spec/lti-dl/claim/"
 AGS_CLAIM = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"

@@ -153,8 +153,11 @@ class LaunchHandler(LtiHandler):
             return
         self.clear_cookie(cookie_name(state or ""), path="/", secure=True, samesite="None")
         LOG.info("LTI launch accepted: %s", record["kind"])
-        page = "instructor" if record["kind"] == "instructor" else "lesson"
-        self.redirect(f"{page}?{urlencode({'code': code})}", status=303)  # relative: /lti/<page>, behind a proxy too
+        # relative (/lti/<page>), behind a proxy too; a Learner's names the lesson, whose title its page's HTML has
+        if record["kind"] == "instructor":
+            self.redirect(f"instructor?{urlencode({'code': code})}", status=303)
+        else:
+            self.redirect(f"lesson?{urlencode({'id': record['lesson'], 'code': code})}", status=303)
 
 
 def _platform_origin(tool: Tool, id_token: str) -> str:

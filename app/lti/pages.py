@@ -27,6 +27,7 @@ from app.course.exercise import ExerciseRunner, ExerciseSession
 from app.course.lesson_text import LessonText
 from app.course.library import lessons, query_param
 from app.course.progress import ProgressStore
+from app.lti import LTI_LESSON
 from app.lti.grades import queue_score, try_send
 from app.lti.roster import RosterError, learners
 from app.lti.store import PendingScore, StateUnavailable
@@ -174,15 +175,25 @@ def exercise_view(
 
 
 def build_lesson() -> pn.template.base.BaseTemplate:
-    """``/lti/lesson?code=…``: the launched exercise for a Learner, or a page saying it cannot open."""
+    """``/lti/lesson?id=…&code=…``: the launched exercise for a Learner, or a page saying it cannot open.
+
+    Every page answered under one ``id`` has that lesson's title, refused or not: the page's HTML is
+    rendered once per page kind (:func:`app.site.sessions.page_key`, from a page built at start-up
+    without a code), so its title and first heading must not depend on the launch.
+    """
+    named = next((item for item in lessons() if item.slug == query_param("id")), None)
+    title = named.title if named is not None else "This exercise opens from your course"
     record = redeem("learner")
     tool = current_tool()
     if record is None or tool is None:
-        return _refused("This exercise opens from your course", NOT_LAUNCHED)
-    lesson = next((item for item in lessons() if item.slug == record["lesson"]), None)
-    exercise = lesson.exercise(record["exercise"]) if lesson is not None else None
-    if lesson is None or exercise is None:  # the course changed between the launch and the page
-        return _refused("No such exercise", "The exercise this link names is no longer in the course.")
+        return _refused(title, NOT_LAUNCHED)
+    if named is None or record["lesson"] != named.slug:  # the link was changed after the launch
+        LOG.warning("LTI lesson page opened with a launch code for another lesson")
+        return _refused(title, NOT_LAUNCHED)
+    lesson = named
+    exercise = lesson.exercise(record["exercise"])
+    if exercise is None:  # the course changed between the launch and the page
+        return _refused(title, "The exercise this link names is no longer in the course.")
     store = class_store()
     progress = ProgressStore(height=0, margin=0, class_on=store is not None)
     classroom = ClassShare(store, scope=record["scope"], student=record["student"]) if store is not None else None
@@ -200,8 +211,8 @@ def build_lesson() -> pn.template.base.BaseTemplate:
 def build_instructor() -> pn.template.base.BaseTemplate:
     """``/lti/instructor?code=…``: the LMS course's class for its Instructor or TeachingAssistant, signed in."""
     record = redeem("instructor")
-    if record is None:
-        return _refused("Class results open from your course", NOT_LAUNCHED)
+    if record is None:  # titled as the launched page is: the page's HTML is rendered once (see build_lesson)
+        return _refused("Class results", NOT_LAUNCHED)
     store = class_store()
     if store is None:
         return _refused("Class results", CLASS_OFF)
@@ -235,5 +246,5 @@ def _roster_size(tool: Tool | None, record: dict[str, Any]) -> str:
     return f'<p role="status">Your course\'s roster: {count} {noun}.</p>'
 
 
-ROUTES = {"/lti/lesson": build_lesson, "/lti/instructor": build_instructor}
+ROUTES = {LTI_LESSON: build_lesson, "/lti/instructor": build_instructor}
 """The launch's Panel pages, for ``pn.serve``."""

@@ -26,6 +26,7 @@ from tornado.httpclient import AsyncHTTPClient
 from tornado.httputil import HTTPServerRequest
 
 from app.course.library import lessons
+from app.lti import LTI_LESSON
 from app.site.urls import exercise_key, exercise_keys
 from app.upstream import collector
 from app.web.frame_headers import EMBED_LESSON, EMBED_PREFIX
@@ -52,14 +53,14 @@ def page_key(request: HTTPServerRequest) -> tuple[str, str]:
     Returns
     -------
     tuple of str
-        ``(path, slug)`` for a known lesson or lab, ``("/embed/", slug)`` for a lab to embed,
+        ``(path, slug)`` for a known lesson or lab (a launched lesson too), ``("/embed/", slug)`` for a lab to embed,
         ``("/embed/lesson", "<lesson>/<exercise>")`` for an exercise to embed,
         ``(path, "")`` for anything else.
     """
     path = request.path.rstrip("/")
-    if path in ("/lesson", "/lab"):
+    if path in ("/lesson", "/lab", LTI_LESSON):
         asked = (request.arguments.get("id") or [b""])[0].decode("utf-8", "replace")
-        known = {lesson.slug for lesson in lessons()} if path == "/lesson" else {lab.slug for lab in registrations()}
+        known = {lab.slug for lab in registrations()} if path == "/lab" else {lesson.slug for lesson in lessons()}
         return (request.path, asked if asked in known else "")
     if path == EMBED_LESSON:  # one key per exercise of a lesson, one for anything else
         asked = exercise_key(request)
@@ -87,6 +88,8 @@ def warm_up_paths(routes: dict[str, object]) -> list[str]:
     for path in routes:
         if path == "/lesson":
             paths += [f"/lesson?id={lesson.slug}" for lesson in lessons()]  # an unknown id is a 404 (app.site.urls)
+        elif path == LTI_LESSON:  # without a code: refused, under the lesson's title as every launch of it is
+            paths += [f"{LTI_LESSON}?id={lesson.slug}" for lesson in lessons() if lesson.exercises]
         elif path == "/lab":
             paths += [f"/lab?id={lab.slug}" for lab in registrations()]
         elif path == EMBED_LESSON:  # one exercise is enough to warm the code up; the others are built on demand

@@ -176,7 +176,7 @@ def test_the_launch_pages_open_nothing_without_a_launch(lms, context):
     page = context.new_page()
     claims = platform.claims(sub="lms-user-3", target=target(server))
     launched = launch_through_platform(platform, server.url, "learner-3", claims)  # a Learner's real code
-    assert launched.status_code == 303 and launched.headers["Location"].startswith("lesson?code=")
+    assert launched.status_code == 303 and launched.headers["Location"].startswith("lesson?id=")
     learners_code = launched.headers["Location"].removeprefix("lesson")
     for path in (
         "/lti/instructor",

@@ -106,11 +106,11 @@ def test_a_learners_launch_goes_to_the_exercise_with_a_one_time_code(platform, t
     answer = launch_through_platform(platform, tool_url, "learner", claims)
     assert answer.status_code == 303, answer.text
     location = answer.headers["Location"]
-    assert location.startswith("lesson?code=")
+    lesson, exercise = first_exercise()
+    assert location.startswith(f"lesson?id={lesson}&code=")  # the lesson names the page's cached HTML
     code = parse_qs(urlsplit(location).query)["code"][0]
     assert "learner-7" not in location
     record = tool.state.take_launch(code)
-    lesson, exercise = first_exercise()
     assert record["kind"] == "learner" and (record["lesson"], record["exercise"]) == (lesson, exercise)
     assert record["scope"] == class_scope(platform.issuer, platform.deployment_id, "course-A")
     assert record["student"] == student_id(platform.issuer, "learner-7")
@@ -326,7 +326,7 @@ def test_a_launch_without_the_cookie_asks_the_platforms_storage_then_verifies_th
     assert f'"key": "{settings["key"]}"' in asks.text
     kept = {"id_token": fields["id_token"], "state": fields["state"], "lti_login": settings["value"]}
     answer = requests.post(f"{tool_url}/lti/launch", data=kept, allow_redirects=False, timeout=60)
-    assert answer.status_code == 303 and answer.headers["Location"].startswith("lesson?code=")
+    assert answer.status_code == 303 and answer.headers["Location"].startswith("lesson?id=")
     forged = {**kept, "lti_login": "a.forged.login"}
     refused = requests.post(f"{tool_url}/lti/launch", data=forged, allow_redirects=False, timeout=60)
     assert refused.status_code == 401
