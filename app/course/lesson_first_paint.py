@@ -4,7 +4,8 @@ What :class:`app.course.lesson_text.LessonText` draws as the page opens, before 
 started, for every student the same: the prose parts, each exercise card's heading, prompt and steps,
 with the room its "Start this exercise" button takes (not the button itself: nothing in the first
 paint may look usable before the page's scripts have run), and the closing links. The page shows it
-until the live lesson is drawn (:mod:`app.web.first_paint`).
+until the live lesson is drawn (:mod:`app.web.first_paint`); the live lesson takes its prose from
+here rather than from the session's document (``data-prose-key``, ``data-prose``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import html
 from app.course.catalog import lab_kinds
 from app.course.content import Exercise, Lesson
 from app.course.exercise_words import describe_step
-from app.course.lesson_text import prose_html
+from app.course.lesson_text import prose_digest, prose_html
 
 
 def question_html(exercise: Exercise, heading_level: int = 3) -> str:
@@ -65,14 +66,25 @@ def lesson_first_paint_html(lesson: Lesson, prose: list[str], footer_html: str, 
         HTML laid out as :class:`~app.course.lesson_text.LessonText` lays out the live text.
     """
     texts = iter(prose)
+    shown: list[str] = []  # each prose part's HTML, as LessonText holds it
     parts = []
     for part in lesson.parts:
         if isinstance(part, Exercise):
             parts.append(question_html(part))
         else:
-            parts.append(f'<div class="prose">{prose_html(next(texts))}</div>')
+            shown.append(prose_html(next(texts)))
+            parts.append(len(shown) - 1)
     if footer_html:
-        parts.append(f'<div class="prose">{footer_html}</div>')
+        shown.append(footer_html)
+        parts.append(len(shown) - 1)
+    # The live text copies its prose from here, found by this digest (LessonText's prose_key)
+    key = prose_digest(shown)
+    parts = [
+        f'<div class="prose" data-prose-key="{key}" data-prose="{part}">{shown[part]}</div>'
+        if isinstance(part, int)
+        else part
+        for part in parts
+    ]
     return (
         f'<div class="lesson with-lab"><div class="lesson-parts">{"".join(parts)}</div>'
         f'<div class="lesson-lab">{lab_html}</div></div>'

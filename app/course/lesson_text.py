@@ -6,7 +6,9 @@ about twenty Bokeh models and a fifth of the server's time to build a session (5
 in-process, December 2026); here they are one ``JSComponent``:
 
 - the prose is rendered from Markdown once per process (the lesson texts are the same for every
-  student) and sent once, as HTML;
+  student) and sent once, as HTML; on a lesson page, whose first paint already holds it
+  (:mod:`app.course.lesson_first_paint`), not at all: the page's script copies it from there
+  (``prose_key``, a digest of the parts, names them) and asks for it only if they are not there;
 - each exercise's :class:`~app.course.exercise_card.ExerciseCard` is drawn between the prose parts where
   the lesson puts it, from the cards' values as the page was built (``cards_json``: a list of values
   per card, in ``card_fields`` order). When one of a card's values changes, the component sends the
@@ -26,6 +28,7 @@ card (after the text while none is active).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from functools import cache, partial
 from pathlib import Path
@@ -74,6 +77,26 @@ def prose_html(markdown: str) -> str:
     return render(markdown)
 
 
+def prose_digest(prose: list[str]) -> str:
+    """A short digest naming a lesson text's prose parts (their HTML, in order, the footer last).
+
+    The first paint marks its copy of the parts with it and :class:`LessonText` sends it instead of
+    them: a page served by another process of another version finds no parts with its digest and
+    asks for them, rather than showing another text.
+
+    Parameters
+    ----------
+    prose : list of str
+        Each prose part's HTML, as :class:`LessonText` holds it.
+
+    Returns
+    -------
+    str
+        16 hexadecimal digits.
+    """
+    return hashlib.sha256("\x00".join(prose).encode("utf-8")).hexdigest()[:16]
+
+
 class LessonText(JSComponent):
     """The prose and exercise cards of one lesson page, in the lesson's order."""
 
@@ -94,14 +117,22 @@ class LessonText(JSComponent):
     share_base = param.String(
         default="", constant=True, doc="The public URL the cards' Share links start with; '' for the page's address."
     )
+    prose_key = param.String(
+        default="",
+        constant=True,
+        doc="The digest of the prose parts the page's first paint holds (its copy is used, ``prose`` sent empty); ''.",
+    )
     side_by_side_from = param.Integer(
         default=SIDE_BY_SIDE_FROM, constant=True, doc="The window width (px) from which the lab stands beside the text."
     )
 
     _esm = SHARE_JS + "\n" + LESSON_TEXT_JS  # each card's Share button is app.web.share's widget
 
-    def __init__(self, parts: list[str | ExerciseCard], footer_html: str = "", **params):
-        """Lay out ``parts``: Markdown texts and cards, in order, then ``footer_html`` (trusted HTML) if any."""
+    def __init__(self, parts: list[str | ExerciseCard], footer_html: str = "", prose_in_page: bool = False, **params):
+        """Lay out ``parts``: Markdown texts and cards, in order, then ``footer_html`` (trusted HTML) if any.
+
+        With ``prose_in_page`` the page's first paint holds the prose (a lesson page): it is not sent.
+        """
         prose: list[str] = []
         order: list[list] = []
         self._cards: list[ExerciseCard] = []
@@ -123,7 +154,12 @@ class LessonText(JSComponent):
         # a list parameter would be compared whole, nested values and all, at every change).
         self._shown = [card.shown() for card in self._cards]
         self._changed: set[int] = set()  # the cards changed since the page was built
-        super().__init__(prose=prose, order=order, cards_json=json.dumps(self._shown), **params)
+        self.prose_parts = prose
+        """Each prose part's HTML (what ``prose`` holds, or holds once the page asks for it)."""
+        if prose_in_page:
+            params["prose_key"] = prose_digest(prose)
+        sent = [""] * len(prose) if prose_in_page else prose
+        super().__init__(prose=sent, order=order, cards_json=json.dumps(self._shown), **params)
         for index, card in enumerate(self._cards):
             card.param.watch(partial(self._card_changed, index), list(CARD_FIELDS))
 
@@ -139,6 +175,10 @@ class LessonText(JSComponent):
 
     def _handle_msg(self, msg: object) -> None:
         if not isinstance(msg, dict):
+            return
+        if msg.get("prose") == "wanted":  # the page's first paint did not hold this text's prose
+            if self.prose != self.prose_parts:
+                self.prose = list(self.prose_parts)
             return
         index = msg.get("card")
         if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(self._cards):

@@ -8,7 +8,7 @@ from bokeh.document import Document
 from panel.io.state import set_curdoc
 
 from app.course.exercise_card import CARD_FIELDS, ExerciseCard
-from app.course.lesson_text import LessonText, prose_html
+from app.course.lesson_text import LessonText, prose_digest, prose_html
 
 
 def _text_with_two_cards():
@@ -24,6 +24,20 @@ def test_parts_keep_the_lessons_order_and_prose_is_html():
     assert text.order == [["prose", 0], ["card", 0], ["prose", 1], ["card", 1]]
     assert text.prose == ["<p>Some <em>prose</em>.</p>\n", "<p>More prose.</p>\n"]
     assert [card[CARD_FIELDS.index("label")] for card in text.cards] == ["Exercise: One", "Exercise: Two"]
+
+
+def test_prose_the_page_already_holds_is_not_sent_until_the_page_asks_for_it():
+    text = LessonText(["Some *prose*.", "More prose."], footer_html="<nav>end</nav>", prose_in_page=True)
+    held = ["<p>Some <em>prose</em>.</p>\n", "<p>More prose.</p>\n", "<nav>end</nav>"]
+    assert text.prose == ["", "", ""], "the session's document carries no prose"
+    assert text.prose_parts == held
+    assert text.prose_key == prose_digest(held) and len(text.prose_key) == 16
+    assert prose_digest(held[:2] + ["<nav>other</nav>"]) != text.prose_key
+    text._handle_msg({"prose": "not wanted"})
+    assert text.prose == ["", "", ""]
+    text._handle_msg({"prose": "wanted"})  # the page's first paint did not hold it
+    assert text.prose == held
+    assert LessonText(["Some *prose*."]).prose_key == "", "elsewhere the prose is sent as before"
 
 
 def test_prose_is_rendered_once_per_process():

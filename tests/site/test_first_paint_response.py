@@ -14,6 +14,8 @@ from html.parser import HTMLParser
 import pytest
 
 from app.course.content import load_lessons
+from app.course.progress import ProgressStore
+from app.site.pages.lesson import lesson_view
 from labs.registry import registrations
 
 
@@ -94,6 +96,16 @@ def test_a_lesson_sends_its_prose_and_every_question_in_order(live_server, lesso
     assert plain(paragraph)[:60] in paint.text
     assert paint.frames >= 1  # the lesson's lab, beside the text on a wide screen
     assert "Start this exercise" not in paint.text  # nothing that looks usable before the scripts run
+
+
+@pytest.mark.parametrize("lesson", load_lessons()[:2], ids=lambda lesson: lesson.slug)
+def test_a_lessons_prose_is_marked_with_the_digest_its_live_text_sends_in_its_place(live_server, lesson):
+    with urllib.request.urlopen(f"{live_server.url}/lesson?id={lesson.slug}", timeout=60) as answer:
+        page = answer.read().decode("utf-8")
+    marks = re.findall(r'data-prose-key="([0-9a-f]+)" data-prose="(\d+)"', page)
+    text = lesson_view(lesson, None, ProgressStore(), None).objects[0]
+    assert text.prose_key and not any(text.prose), "the session's document carries the digest, not the prose"
+    assert marks == [(text.prose_key, str(index)) for index in range(len(text.prose_parts))]
 
 
 @pytest.mark.parametrize("lab", registrations(), ids=lambda lab: lab.slug)

@@ -475,6 +475,23 @@ function placeLab(root, parts, footer, pane, cards, from) {
   return place
 }
 
+// A lesson page's prose travels once, in the page's first paint (app/course/lesson_first_paint.py),
+// not again in the session's document: copied from there the first time, by its digest, and kept for a
+// later drawing of the text (the first paint is gone by then). Null when the page does not hold it.
+const proseInPage = new Map()
+function proseFromPage(key, count) {
+  if (!proseInPage.has(key)) {
+    const parts = []
+    for (const element of document.querySelectorAll(`[data-prose-key="${CSS.escape(key)}"]`)) {
+      parts[Number(element.dataset.prose)] = element.innerHTML
+    }
+    const whole = parts.length === count && Array.from(parts).every((part) => typeof part === "string")
+    if (!whole) return null
+    proseInPage.set(key, parts)
+  }
+  return proseInPage.get(key)
+}
+
 export function render({ model }) {
   const root = document.createElement("div")
   root.className = "lesson"
@@ -483,11 +500,24 @@ export function render({ model }) {
   root.append(parts)
   const cards = []
   let footer = null
+  let texts = model.prose
+  if (model.prose_key && !model.prose.some(Boolean)) {
+    texts = proseFromPage(model.prose_key, model.prose.length)
+    if (texts === null) {  // not in this page (served by another version): the server sends it
+      texts = model.prose
+      model.send_msg({ prose: "wanted" })
+    }
+  }
+  const proseBoxes = []
+  model.on("prose", () => {
+    for (const [index, box] of proseBoxes.entries()) if (box) box.innerHTML = model.prose[index]
+  })
   for (const [kind, index] of model.order) {
     if (kind === "prose") {
       const prose = document.createElement("div")
       prose.className = "prose"
-      prose.innerHTML = model.prose[index]
+      prose.innerHTML = texts[index]
+      proseBoxes[index] = prose
       parts.append(prose)
       footer = prose
     } else {

@@ -164,6 +164,7 @@ def lesson_view(
     text = LessonText(
         parts,
         footer_html="" if alone else _neighbours(lesson, "Lessons, end of page"),
+        prose_in_page=not alone,  # the lesson page's first paint holds it (lesson_first_paint)
         lab=lab_slot,
         sizing_mode="stretch_width",
     )
