@@ -43,6 +43,8 @@ def main() -> None:
     routes = [rule.matcher.regex.pattern for rule in server._tornado.default_router.rules[0].target.rules]
     print("route order:", routes[:4], "...", [r for r in routes if r.startswith("/app/$")])
 
+    loop = IOLoop.current()
+
     def request() -> None:
         opener = urllib.request.build_opener(NoRedirect)
         try:
@@ -51,10 +53,10 @@ def main() -> None:
                       "(the extra pattern's redirect was never tried)")
         except urllib.error.HTTPError as error:
             print(f"GET /app/ -> {error.code} {error.headers.get('Location')} (the extra pattern answered)")
-        IOLoop.current().stop()
+        loop.add_callback(loop.stop)  # from the request's thread: thread-safe
 
-    IOLoop.current().run_in_executor(None, request)
-    IOLoop.current().start()
+    loop.run_in_executor(None, request)
+    loop.start()
     server.stop()
 
 
