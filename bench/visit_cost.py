@@ -9,10 +9,9 @@ it isolates Python's work from the network and the event loop, so a busy machine
 timed page open. The visits alternate between the fix on and off in one process, so the machine's
 drift falls on both alike.
 
-Fixes it can switch: ``lean_params`` (the app's objects share their class's Parameters), ``lean_config``
-(the course template's ``config.set`` saves only the design), ``template_layout`` (a template builds no
-notebook widget), ``param_reads`` (a bound Parameter's attributes read without param's per-read call),
-``lean_references`` (reference walks that skip what holds no model).
+Fixes it can switch: ``lean_params`` (the app's objects share their class's Parameters),
+``param_reads`` (a bound Parameter's attributes read without param's per-read call), ``lean_references``
+(reference walks that skip what holds no model).
 
 Usage: ``.venv/bin/python -m bench.visit_cost [--rounds 12] [--fix lean_params]``
 """
@@ -29,7 +28,7 @@ from panel.io.state import state
 
 from app import upstream
 from app.course import exercise as exercise_module
-from app.upstream import lean_config, lean_params, lean_references, param_reads, template_layout
+from app.upstream import lean_params, lean_references, param_reads
 from app.web import serving_settings
 from tests.headless import field, send
 from tests.page_documents import page_document
@@ -41,19 +40,6 @@ def switch_lean_params(on: bool) -> None:
     """The app's classes share their Parameters (on) or copy them per object as param does (off)."""
     for cls in lean_params.app_classes():
         lean_params.share_parameters(cls, on)
-
-
-def switch_lean_config(on: bool) -> None:
-    """The course template saves and restores only the design (on) or every config parameter, as Panel does (off)."""
-    lean_config.LeanConfig.on = on
-
-
-def switch_template_layout(on: bool) -> None:
-    """Templates build no notebook widget (on) or build it as Panel does (off)."""
-    if on:
-        template_layout.install()
-    else:
-        template_layout.uninstall()
 
 
 def switch_param_reads(on: bool) -> None:
@@ -80,8 +66,6 @@ def switch_lean_references(on: bool) -> None:
 
 SWITCHES: dict[str, Callable[[bool], None]] = {
     "lean_params": switch_lean_params,
-    "lean_config": switch_lean_config,
-    "template_layout": switch_template_layout,
     "param_reads": switch_param_reads,
     "lean_references": switch_lean_references,
 }

@@ -114,20 +114,6 @@ FIXES: tuple[Fix, ...] = (
         ),
     ),
     Fix(
-        "template_layout",
-        (PANEL,),
-        summary="a template builds no notebook widget a served page never reads",
-        consequence="each page builds a text, a button and a column nobody sees (more server time per session)",
-        needs=(Need("panel.template.base", "BasicTemplate._build_layout"),),
-    ),
-    Fix(
-        "lean_config",
-        (PANEL,),
-        one_thread=True,
-        summary="the course template's config.set saves and restores only the design",
-        consequence="each page part's config.set reads every config parameter twice (more server time per session)",
-    ),
-    Fix(
         "lean_params",
         (PARAM, PANEL),
         one_thread=True,

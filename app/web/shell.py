@@ -12,7 +12,7 @@ from bokeh.document import Document
 from markupsafe import Markup
 from panel.widgets.indicators import BooleanIndicator
 
-from app.upstream import bokeh_fixes_js, early_connection, is_installed, lean_config
+from app.upstream import bokeh_fixes_js, early_connection, is_installed
 from app.web.connection import ConnectionWatch
 from app.web.delivery import bundle_loading
 from app.web.first_paint import first_paint_html
@@ -98,14 +98,8 @@ class CourseTemplate(pn.template.BootstrapTemplate):
         self._rendered.append(callback)
 
     def server_doc(self, doc: Document | None = None, title: str | None = None, location: bool = True) -> Document:
-        """Panel's ``server_doc``, then the callbacks given to :meth:`on_rendered`.
-
-        Panel sets the page's design around each part it renders with ``config.set``;
-        :func:`app.upstream.lean_config.in_use` makes that save and restore only the design, where
-        that fix is installed.
-        """
-        with lean_config.in_use():
-            document = super().server_doc(doc, title, location)
+        """Panel's ``server_doc``, then the callbacks given to :meth:`on_rendered`."""
+        document = super().server_doc(doc, title, location)
         for callback in self._rendered:
             callback(document)
         return document

@@ -116,7 +116,6 @@ print(json.dumps({
         "_ONLOAD",
         "server_html_page_for_session",
         "BasicTemplate._init_doc",
-        "BasicTemplate._build_layout",
         "ReactiveCustomBase._set_on_model",
         "ReactiveCustomBase._patch_datamodel_ref",
         "ParameterizedMetaclass.__init__",
