@@ -94,6 +94,12 @@ def prose_digest(prose: list[str]) -> str:
     str
         16 hexadecimal digits.
     """
+    return _digest(tuple(prose))
+
+
+@cache
+def _digest(prose: tuple[str, ...]) -> str:
+    """:func:`prose_digest`, once per process for each lesson (the parts' strings are the cached ones)."""
     return hashlib.sha256("\x00".join(prose).encode("utf-8")).hexdigest()[:16]
 
 
